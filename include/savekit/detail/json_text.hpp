@@ -1,0 +1,413 @@
+// JSON text primitives shared by the typed codec (json.hpp) and the transcoder:
+// string escaping on output; a cursor that parses strings, keys and numbers, skips
+// (and validates) whole values, and records the first error with its byte offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "savekit/detail/output.hpp"
+#include "savekit/detail/utf8.hpp"
+#include "savekit/error.hpp"
+
+namespace savekit::detail {
+
+// ---- output -----------------------------------------------------------------------------
+
+// 0: copy as is; 1: escape; 2: start of a multi-byte UTF-8 sequence to check.
+inline constexpr auto json_escape_class = [] {
+  struct table {
+    std::uint8_t values[256];
+  } t{};
+  for (int c = 0; c < 0x20; ++c) t.values[c] = 1;
+  t.values[static_cast<unsigned char>('"')] = 1;
+  t.values[static_cast<unsigned char>('\\')] = 1;
+  for (int c = 0x80; c < 0x100; ++c) t.values[c] = 2;
+  return t;
+}();
+
+// True if any of the 8 bytes is a control character, '"', '\\' or >= 0x80.
+inline bool block_needs_attention(std::uint64_t block) {
+  constexpr std::uint64_t ones = 0x0101010101010101ull;
+  constexpr std::uint64_t high = 0x8080808080808080ull;
+  auto has_zero_byte = [](std::uint64_t v) { return (v - ones) & ~v & high; };
+  std::uint64_t control = (block - ones * 0x20) & ~block & high;
+  return (control | has_zero_byte(block ^ (ones * '"')) | has_zero_byte(block ^ (ones * '\\')) | (block & high)) != 0;
+}
+
+// Writes s as a JSON string literal. Text is written as raw UTF-8; only '"', '\\' and
+// control characters are escaped. Bytes that are not valid UTF-8 cannot be represented
+// in JSON and become U+FFFD (use MessagePack for byte-exact strings).
+template <class Container>
+void write_json_string(output<Container>& out, const char* s, std::size_t n) {
+  char* dst = out.reserve(n + 2);
+  std::size_t written = 0;
+  *dst = '"';
+  ++written;
+  std::size_t i = 0;
+  while (i < n) {
+    while (n - i >= 8) {
+      std::uint64_t block;
+      std::memcpy(&block, s + i, 8);
+      if (block_needs_attention(block)) break;
+      std::memcpy(dst + written, s + i, 8);
+      i += 8;
+      written += 8;
+    }
+    if (i == n) break;
+    auto c = static_cast<unsigned char>(s[i]);
+    std::uint8_t kind = json_escape_class.values[c];
+    if (kind == 0) {
+      dst[written++] = static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // Escapes and replacements may grow the output: make room for the worst case.
+    out.advance(written);
+    dst = out.reserve((n - i) * 6 + 2);
+    written = 0;
+    if (kind == 1) {
+      dst[written++] = '\\';
+      switch (c) {
+        case '"': dst[written++] = '"'; break;
+        case '\\': dst[written++] = '\\'; break;
+        case '\n': dst[written++] = 'n'; break;
+        case '\r': dst[written++] = 'r'; break;
+        case '\t': dst[written++] = 't'; break;
+        case '\b': dst[written++] = 'b'; break;
+        case '\f': dst[written++] = 'f'; break;
+        default:
+          std::memcpy(dst + written, "u00", 3);
+          dst[written + 3] = "0123456789abcdef"[c >> 4];
+          dst[written + 4] = "0123456789abcdef"[c & 15];
+          written += 5;
+      }
+      ++i;
+    } else {
+      const auto* p = reinterpret_cast<const unsigned char*>(s + i);
+      int length = utf8_sequence_length(p, reinterpret_cast<const unsigned char*>(s + n));
+      if (length == 0) {
+        std::memcpy(dst + written, "\xEF\xBF\xBD", 3);  // U+FFFD
+        written += 3;
+        ++i;
+      } else {
+        std::memcpy(dst + written, s + i, static_cast<std::size_t>(length));
+        written += static_cast<std::size_t>(length);
+        i += static_cast<std::size_t>(length);
+      }
+    }
+  }
+  dst[written++] = '"';
+  out.advance(written);
+}
+
+// ---- input ------------------------------------------------------------------------------
+
+inline bool is_json_whitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+inline int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+struct json_cursor {
+  const char* begin;
+  const char* p;
+  const char* end;
+  std::uint32_t depth = 0;
+  std::uint32_t max_depth = 256;
+  savekit::error err;
+  std::string key_scratch;  // unescaped keys that contained escapes
+
+  json_cursor(std::string_view text, std::uint32_t depth_limit)
+      : begin(text.data()), p(text.data()), end(text.data() + text.size()), max_depth(depth_limit) {}
+
+  std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin); }
+
+  bool fail(errc code, const char* at, const char* message) {
+    err = savekit::error{code, offset(at), message};
+    return false;
+  }
+  bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
+
+  void skip_whitespace() {
+    while (p < end && is_json_whitespace(*p)) ++p;
+  }
+
+  // Skips whitespace; false (with errc::unexpected_end) if the input ends.
+  bool next_token() {
+    skip_whitespace();
+    return p < end || fail_end();
+  }
+
+  bool expect(char c, const char* message) {
+    if (!next_token()) return false;
+    if (*p != c) return fail(errc::syntax_error, p, message);
+    ++p;
+    return true;
+  }
+
+  bool enter(const char* at) {
+    if (++depth > max_depth) return fail(errc::depth_exceeded, at, "nesting deeper than max_depth");
+    return true;
+  }
+  void leave() { --depth; }
+
+  bool literal(const char* word, std::size_t n) {
+    if (static_cast<std::size_t>(end - p) < n) {
+      if (std::memcmp(p, word, static_cast<std::size_t>(end - p)) == 0) return fail_end();
+      return fail(errc::syntax_error, p, "invalid literal");
+    }
+    if (std::memcmp(p, word, n) != 0) return fail(errc::syntax_error, p, "invalid literal");
+    p += n;
+    return true;
+  }
+
+  // After a ',' or the opening bracket: true and *p is the next element, false on error.
+  // 'more' tells whether another element follows (false at the closing bracket).
+  bool next_element(char close, bool first, bool& more) {
+    if (!next_token()) return false;
+    if (first) {
+      if (*p == close) {
+        ++p;
+        more = false;
+        return true;
+      }
+      more = true;
+      return true;
+    }
+    if (*p == ',') {
+      ++p;
+      more = true;
+      return next_token();
+    }
+    if (*p == close) {
+      ++p;
+      more = false;
+      return true;
+    }
+    return fail(errc::syntax_error, p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+  }
+
+  // Reads one \uXXXX (p after the 'u'); false on error.
+  bool read_hex4(std::uint32_t& value) {
+    if (end - p < 4) {
+      for (const char* q = p; q < end; ++q)
+        if (hex_value(*q) < 0) return fail(errc::invalid_escape, q, "invalid \\u escape");
+      return fail_end();
+    }
+    value = 0;
+    for (int i = 0; i < 4; ++i) {
+      int h = hex_value(p[i]);
+      if (h < 0) return fail(errc::invalid_escape, p + i, "invalid \\u escape");
+      value = value * 16 + static_cast<std::uint32_t>(h);
+    }
+    p += 4;
+    return true;
+  }
+
+  // p at a backslash. Appends the unescaped character(s) to out (if not null).
+  bool read_escape(std::string* out) {
+    const char* at = p;
+    ++p;
+    if (p == end) return fail_end();
+    char c = *p++;
+    char simple = 0;
+    switch (c) {
+      case '"': simple = '"'; break;
+      case '\\': simple = '\\'; break;
+      case '/': simple = '/'; break;
+      case 'b': simple = '\b'; break;
+      case 'f': simple = '\f'; break;
+      case 'n': simple = '\n'; break;
+      case 'r': simple = '\r'; break;
+      case 't': simple = '\t'; break;
+      case 'u': break;
+      default: return fail(errc::invalid_escape, at, "invalid escape");
+    }
+    if (simple != 0) {
+      if (out) out->push_back(simple);
+      return true;
+    }
+    std::uint32_t cp;
+    if (!read_hex4(cp)) return false;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return fail(errc::invalid_escape, at, "lone low surrogate");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (p == end) return fail_end();
+      if (*p != '\\') return fail(errc::invalid_escape, at, "lone high surrogate");
+      if (end - p < 2) return fail_end();
+      if (p[1] != 'u') return fail(errc::invalid_escape, at, "lone high surrogate");
+      p += 2;
+      std::uint32_t low;
+      if (!read_hex4(low)) return false;
+      if (low < 0xDC00 || low > 0xDFFF) return fail(errc::invalid_escape, at, "lone high surrogate");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    if (out) {
+      char buffer[4];
+      out->append(buffer, static_cast<std::size_t>(encode_utf8(cp, buffer)));
+    }
+    return true;
+  }
+
+  // p at the opening quote. Appends the string's content to out (if not null).
+  bool read_string(std::string* out) {
+    ++p;
+    for (;;) {
+      const char* run = p;
+      while (end - p >= 8) {
+        std::uint64_t block;
+        std::memcpy(&block, p, 8);
+        if (block_needs_attention(block)) break;
+        p += 8;
+      }
+      while (p < end && json_escape_class.values[static_cast<unsigned char>(*p)] == 0) ++p;
+      if (out) out->append(run, static_cast<std::size_t>(p - run));
+      if (p == end) return fail_end();
+      auto c = static_cast<unsigned char>(*p);
+      if (c == '"') {
+        ++p;
+        return true;
+      }
+      if (c == '\\') {
+        if (!read_escape(out)) return false;
+      } else if (c < 0x20) {
+        return fail(errc::syntax_error, p, "control character in string");
+      } else {
+        int length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(p),
+                                          reinterpret_cast<const unsigned char*>(end));
+        if (length == 0) return fail(errc::invalid_utf8, p, "invalid UTF-8 in string");
+        if (out) out->append(p, static_cast<std::size_t>(length));
+        p += length;
+      }
+    }
+  }
+
+  // p at the opening quote of a key. The key's text, without copying unless it has escapes.
+  bool read_key(std::string_view& key) {
+    const char* start = ++p;
+    while (p < end && json_escape_class.values[static_cast<unsigned char>(*p)] == 0) ++p;
+    if (p < end && *p == '"') {
+      key = std::string_view(start, static_cast<std::size_t>(p - start));
+      ++p;
+      return true;
+    }
+    p = start - 1;
+    key_scratch.clear();
+    if (!read_string(&key_scratch)) return false;
+    key = key_scratch;
+    return true;
+  }
+
+  // Reads `"key" :` with p at the token before the key.
+  bool read_member_key(std::string_view& key) {
+    if (*p != '"') return fail(errc::syntax_error, p, "expected a string key");
+    if (!read_key(key)) return false;
+    return expect(':', "expected ':' after key");
+  }
+
+  // Validates a JSON number starting at p; on success p is past it.
+  // integral: no fraction and no exponent.
+  bool scan_number(bool& integral) {
+    const char* start = p;
+    if (*p == '-') ++p;
+    if (p == end) return fail_end();
+    if (*p == '0') {
+      ++p;
+      if (p < end && *p >= '0' && *p <= '9') return fail(errc::invalid_number, start, "leading zero in number");
+    } else if (*p >= '1' && *p <= '9') {
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+    } else {
+      return fail(errc::invalid_number, start, "invalid number");
+    }
+    integral = true;
+    if (p < end && *p == '.') {
+      integral = false;
+      ++p;
+      if (p == end) return fail_end();
+      if (*p < '0' || *p > '9') return fail(errc::invalid_number, start, "expected a digit after '.'");
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      integral = false;
+      ++p;
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      if (p == end) return fail_end();
+      if (*p < '0' || *p > '9') return fail(errc::invalid_number, start, "expected a digit in exponent");
+      while (p < end && *p >= '0' && *p <= '9') ++p;
+    }
+    return true;
+  }
+
+  // Skips one whole value (validating it) with p at its first character.
+  bool skip_value() {
+    switch (*p) {
+      case '"':
+        return read_string(nullptr);
+      case '{': {
+        if (!enter(p)) return false;
+        ++p;
+        bool more = false;
+        for (bool first = true;; first = false) {
+          if (!next_element('}', first, more)) return false;
+          if (!more) break;
+          std::string_view key;
+          if (!read_member_key(key) || !next_token() || !skip_value()) return false;
+        }
+        leave();
+        return true;
+      }
+      case '[': {
+        if (!enter(p)) return false;
+        ++p;
+        bool more = false;
+        for (bool first = true;; first = false) {
+          if (!next_element(']', first, more)) return false;
+          if (!more) break;
+          if (!skip_value()) return false;
+        }
+        leave();
+        return true;
+      }
+      case 't': return literal("true", 4);
+      case 'f': return literal("false", 5);
+      case 'n': return literal("null", 4);
+      default: {
+        if (*p != '-' && (*p < '0' || *p > '9')) return fail(errc::syntax_error, p, "expected a value");
+        bool integral;
+        return scan_number(integral);
+      }
+    }
+  }
+
+  // After the top-level value: only whitespace may follow.
+  bool finish() {
+    skip_whitespace();
+    if (p != end) return fail(errc::trailing_data, p, "unexpected data after the document");
+    return true;
+  }
+};
+
+// Path segment for a key: ".name" when it is an identifier, ["..."] otherwise.
+inline std::string path_key(std::string_view key) {
+  bool identifier = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
+  for (char c : key)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      identifier = false;
+  if (identifier) return "." + std::string{key};
+  std::string segment = "[\"";
+  for (char c : key) {
+    if (c == '"' || c == '\\') segment += '\\';
+    segment += c;
+  }
+  return segment + "\"]";
+}
+
+inline std::string path_index(std::size_t index) { return "[" + std::to_string(index) + "]"; }
+
+}  // namespace savekit::detail

@@ -1,0 +1,315 @@
+// MessagePack wire primitives shared by the typed codec (msgpack.hpp) and the
+// transcoder: a writer that always picks the smallest encoding, and a bounds-checked
+// cursor that accepts every valid encoding and rejects lengths larger than the input
+// before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "savekit/detail/output.hpp"
+#include "savekit/error.hpp"
+
+namespace savekit::detail {
+
+namespace mp {
+inline constexpr std::uint8_t nil = 0xc0, never_used = 0xc1, false_ = 0xc2, true_ = 0xc3;
+inline constexpr std::uint8_t bin8 = 0xc4, bin16 = 0xc5, bin32 = 0xc6;
+inline constexpr std::uint8_t ext8 = 0xc7, ext16 = 0xc8, ext32 = 0xc9;
+inline constexpr std::uint8_t float32 = 0xca, float64 = 0xcb;
+inline constexpr std::uint8_t uint8 = 0xcc, uint16 = 0xcd, uint32 = 0xce, uint64 = 0xcf;
+inline constexpr std::uint8_t int8 = 0xd0, int16 = 0xd1, int32 = 0xd2, int64 = 0xd3;
+inline constexpr std::uint8_t fixext1 = 0xd4, fixext16 = 0xd8;
+inline constexpr std::uint8_t str8 = 0xd9, str16 = 0xda, str32 = 0xdb;
+inline constexpr std::uint8_t array16 = 0xdc, array32 = 0xdd, map16 = 0xde, map32 = 0xdf;
+}  // namespace mp
+
+inline void store_big_endian(char* p, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) {
+    p[i] = static_cast<char>(v & 0xFF);
+    v >>= 8;
+  }
+}
+
+inline std::uint64_t load_big_endian(const unsigned char* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// ---- writer -----------------------------------------------------------------------------
+
+struct msgpack_writer {
+  output<std::vector<std::byte>> out;
+
+  void byte(std::uint8_t b) { out.put(static_cast<char>(b)); }
+
+  // A marker byte followed by a big-endian value of `bytes` bytes.
+  void marked(std::uint8_t marker, std::uint64_t v, int bytes) {
+    char* p = out.reserve(9);
+    p[0] = static_cast<char>(marker);
+    store_big_endian(p + 1, v, bytes);
+    out.advance(static_cast<std::size_t>(bytes) + 1);
+  }
+
+  void unsigned_integer(std::uint64_t v) {
+    if (v < 128) byte(static_cast<std::uint8_t>(v));
+    else if (v <= 0xFF) marked(mp::uint8, v, 1);
+    else if (v <= 0xFFFF) marked(mp::uint16, v, 2);
+    else if (v <= 0xFFFFFFFF) marked(mp::uint32, v, 4);
+    else marked(mp::uint64, v, 8);
+  }
+
+  void signed_integer(std::int64_t v) {
+    if (v >= 0) return unsigned_integer(static_cast<std::uint64_t>(v));
+    auto bits = static_cast<std::uint64_t>(v);
+    if (v >= -32) byte(static_cast<std::uint8_t>(bits));
+    else if (v >= -128) marked(mp::int8, bits & 0xFF, 1);
+    else if (v >= -32768) marked(mp::int16, bits & 0xFFFF, 2);
+    else if (v >= -2147483648LL) marked(mp::int32, bits & 0xFFFFFFFF, 4);
+    else marked(mp::int64, bits, 8);
+  }
+
+  template <class Int>
+  void integer(Int v) {
+    if constexpr (std::is_signed_v<Int>) signed_integer(v);
+    else unsigned_integer(v);
+  }
+
+  void float32(float v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    marked(mp::float32, bits, 4);
+  }
+  void float64(double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    marked(mp::float64, bits, 8);
+  }
+
+  void str_header(std::size_t n) {
+    if (n < 32) byte(static_cast<std::uint8_t>(0xa0 | n));
+    else if (n <= 0xFF) marked(mp::str8, n, 1);
+    else if (n <= 0xFFFF) marked(mp::str16, n, 2);
+    else marked(mp::str32, n, 4);
+  }
+  void bin_header(std::size_t n) {
+    if (n <= 0xFF) marked(mp::bin8, n, 1);
+    else if (n <= 0xFFFF) marked(mp::bin16, n, 2);
+    else marked(mp::bin32, n, 4);
+  }
+  void array_header(std::size_t n) {
+    if (n < 16) byte(static_cast<std::uint8_t>(0x90 | n));
+    else if (n <= 0xFFFF) marked(mp::array16, n, 2);
+    else marked(mp::array32, n, 4);
+  }
+  void map_header(std::size_t n) {
+    if (n < 16) byte(static_cast<std::uint8_t>(0x80 | n));
+    else if (n <= 0xFFFF) marked(mp::map16, n, 2);
+    else marked(mp::map32, n, 4);
+  }
+
+  void str(const char* s, std::size_t n) {
+    str_header(n);
+    out.append(s, n);
+  }
+  void bin(const void* s, std::size_t n) {
+    bin_header(n);
+    out.append(s, n);
+  }
+};
+
+// ---- reader -----------------------------------------------------------------------------
+
+struct msgpack_cursor {
+  const unsigned char* begin;
+  const unsigned char* p;
+  const unsigned char* end;
+  std::uint32_t depth = 0;
+  std::uint32_t max_depth = 256;
+  savekit::error err;
+
+  msgpack_cursor(const void* data, std::size_t size, std::uint32_t depth_limit)
+      : begin(static_cast<const unsigned char*>(data)), p(begin), end(begin + size), max_depth(depth_limit) {}
+
+  std::size_t offset(const unsigned char* at) const { return static_cast<std::size_t>(at - begin); }
+  std::size_t remaining() const { return static_cast<std::size_t>(end - p); }
+
+  bool fail(errc code, const unsigned char* at, const char* message) {
+    err = savekit::error{code, offset(at), message};
+    return false;
+  }
+  bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
+
+  bool enter(const unsigned char* at) {
+    if (++depth > max_depth) return fail(errc::depth_exceeded, at, "nesting deeper than max_depth");
+    return true;
+  }
+  void leave() { --depth; }
+
+  // Is there a next byte? (unexpected_end otherwise)
+  bool more() { return p < end || fail_end(); }
+
+  // Reads a big-endian field of `bytes` bytes after the marker at p.
+  bool field(int bytes, std::uint64_t& v) {
+    if (remaining() < static_cast<std::size_t>(bytes) + 1) return fail_end();
+    v = load_big_endian(p + 1, bytes);
+    p += bytes + 1;
+    return true;
+  }
+
+  // Integer of any encoding. negative: the value is below zero (then v holds its two's complement).
+  // Returns false without an error set if the next value is not an integer.
+  bool integer(std::uint64_t& v, bool& negative, bool& is_integer) {
+    std::uint8_t b = *p;
+    is_integer = true;
+    negative = false;
+    if (b < 0x80) {
+      v = b;
+      ++p;
+      return true;
+    }
+    if (b >= 0xe0) {
+      v = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(b)));
+      negative = true;
+      ++p;
+      return true;
+    }
+    auto sign_extend = [&](int bytes) {
+      if (!field(bytes, v)) return false;
+      int shift = 64 - 8 * bytes;
+      auto s = static_cast<std::int64_t>(v << shift) >> shift;
+      v = static_cast<std::uint64_t>(s);
+      negative = s < 0;
+      return true;
+    };
+    switch (b) {
+      case mp::uint8: return field(1, v);
+      case mp::uint16: return field(2, v);
+      case mp::uint32: return field(4, v);
+      case mp::uint64: return field(8, v);
+      case mp::int8: return sign_extend(1);
+      case mp::int16: return sign_extend(2);
+      case mp::int32: return sign_extend(4);
+      case mp::int64: return sign_extend(8);
+      default: is_integer = false; return false;
+    }
+  }
+
+  // A length-prefixed payload (str or bin) that must fit in the rest of the input.
+  bool payload(int length_bytes, std::uint64_t& length, const unsigned char*& data) {
+    const unsigned char* at = p;
+    if (!field(length_bytes, length)) return false;
+    if (length > remaining()) return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
+    data = p;
+    p += length;
+    return true;
+  }
+
+  // str (fixstr, str8/16/32) or bin (bin8/16/32): sets data/length; kind 's' or 'b'.
+  // Returns false without an error set if the next value is neither.
+  bool string_or_binary(const unsigned char*& data, std::uint64_t& length, char& kind) {
+    std::uint8_t b = *p;
+    kind = 0;
+    if ((b & 0xe0) == 0xa0) {
+      kind = 's';
+      length = b & 0x1f;
+      if (length > remaining() - 1) return fail(errc::length_exceeds_input, p, "declared length exceeds the input");
+      data = p + 1;
+      p += 1 + length;
+      return true;
+    }
+    switch (b) {
+      case mp::str8: kind = 's'; return payload(1, length, data);
+      case mp::str16: kind = 's'; return payload(2, length, data);
+      case mp::str32: kind = 's'; return payload(4, length, data);
+      case mp::bin8: kind = 'b'; return payload(1, length, data);
+      case mp::bin16: kind = 'b'; return payload(2, length, data);
+      case mp::bin32: kind = 'b'; return payload(4, length, data);
+      default: return false;
+    }
+  }
+
+  // Array or map header. Every element takes at least one byte, so a count larger than
+  // the rest of the input is rejected here, before a container reserves room for it.
+  // kind: 'a' or 'm'; false without an error set if the next value is neither.
+  bool container(std::uint64_t& count, char& kind) {
+    const unsigned char* at = p;
+    std::uint8_t b = *p;
+    kind = 0;
+    if ((b & 0xf0) == 0x90) {
+      count = b & 0x0f;
+      kind = 'a';
+      ++p;
+    } else if ((b & 0xf0) == 0x80) {
+      count = b & 0x0f;
+      kind = 'm';
+      ++p;
+    } else if (b == mp::array16 || b == mp::array32) {
+      kind = 'a';
+      if (!field(b == mp::array16 ? 2 : 4, count)) return false;
+    } else if (b == mp::map16 || b == mp::map32) {
+      kind = 'm';
+      if (!field(b == mp::map16 ? 2 : 4, count)) return false;
+    } else {
+      return false;
+    }
+    std::uint64_t minimum = kind == 'm' ? count * 2 : count;
+    if (minimum > remaining()) return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
+    return true;
+  }
+
+  // Skips one whole value with bounds and depth checks.
+  bool skip_value() {
+    if (!more()) return false;
+    const unsigned char* at = p;
+    std::uint8_t b = *p;
+    if (b < 0x80 || b >= 0xe0 || b == mp::nil || b == mp::true_ || b == mp::false_) {
+      ++p;
+      return true;
+    }
+    if (b == mp::never_used) return fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
+    std::uint64_t v;
+    bool negative, is_integer;
+    if (integer(v, negative, is_integer)) return true;
+    if (is_integer) return false;
+    if (b == mp::float32) return field(4, v);
+    if (b == mp::float64) return field(8, v);
+    const unsigned char* data;
+    char kind;
+    if (string_or_binary(data, v, kind)) return true;
+    if (kind != 0) return false;
+    if (b >= mp::fixext1 && b <= mp::fixext16) {
+      std::size_t size = std::size_t{1} << (b - mp::fixext1);
+      if (remaining() < size + 2) return fail_end();
+      p += size + 2;
+      return true;
+    }
+    if (b == mp::ext8 || b == mp::ext16 || b == mp::ext32) {
+      int length_bytes = b == mp::ext8 ? 1 : b == mp::ext16 ? 2 : 4;
+      if (!field(length_bytes, v)) return false;
+      if (remaining() < 1 || v > remaining() - 1) return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
+      p += 1 + v;
+      return true;
+    }
+    std::uint64_t count;
+    if (!container(count, kind)) return false;
+    if (!enter(at)) return false;
+    std::uint64_t values = kind == 'm' ? count * 2 : count;
+    for (std::uint64_t i = 0; i < values; ++i)
+      if (!skip_value()) return false;
+    leave();
+    return true;
+  }
+
+  bool finish() {
+    if (p != end) return fail(errc::trailing_data, p, "unexpected data after the document");
+    return true;
+  }
+};
+
+}  // namespace savekit::detail

@@ -1,0 +1,136 @@
+// Integer and floating-point text conversion shared by the JSON writer and transcoder.
+// Floats: shortest digits that read back to the same value (dragonbox), parsing with
+// correct rounding (fast_float) — on every target, including em++'s libc++ which has
+// no floating-point to_chars/from_chars.
+#pragma once
+
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
+#include <dragonbox/dragonbox.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace savekit::detail {
+
+inline constexpr char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+constexpr int decimal_length(std::uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000u;
+    n += 4;
+  }
+}
+
+// Writes the decimal digits of v ending exactly at p + length.
+inline void write_digits(char* p, std::uint64_t v, int length) {
+  char* end = p + length;
+  while (v >= 100) {
+    unsigned pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    end -= 2;
+    std::memcpy(end, digit_pairs + pair, 2);
+  }
+  if (v >= 10) {
+    end -= 2;
+    std::memcpy(end, digit_pairs + v * 2, 2);
+  } else {
+    *--end = static_cast<char>('0' + v);
+  }
+}
+
+inline char* write_unsigned(char* p, std::uint64_t v) {
+  int length = decimal_length(v);
+  write_digits(p, v, length);
+  return p + length;
+}
+
+template <class Int>
+char* write_integer(char* p, Int value) {
+  if constexpr (std::is_signed_v<Int>) {
+    if (value < 0) {
+      *p++ = '-';
+      // Negate in unsigned arithmetic: -INT64_MIN overflows a signed integer.
+      return write_unsigned(p, 0 - static_cast<std::uint64_t>(static_cast<std::int64_t>(value)));
+    }
+  }
+  return write_unsigned(p, static_cast<std::uint64_t>(value));
+}
+
+// Enough for any double: sign, 17 digits, point, "e-308", ".0".
+inline constexpr int max_float_chars = 32;
+
+// Shortest round-trip decimal text of a finite float or double. Integral values in
+// plain notation keep a ".0" so that a transcoder can tell floats from integers.
+// Plain notation for decimal exponents in (-7, 21], like JavaScript; scientific otherwise.
+template <class Float>
+char* write_float(char* p, Float value) {
+  static_assert(std::is_floating_point_v<Float>);
+  if (value == 0) {
+    if (std::signbit(value)) *p++ = '-';
+    std::memcpy(p, "0.0", 3);
+    return p + 3;
+  }
+  auto decimal = jkj::dragonbox::to_decimal(value);
+  if (decimal.is_negative) *p++ = '-';
+  std::uint64_t significand = decimal.significand;
+  int length = decimal_length(significand);
+  int point = length + decimal.exponent;  // value = 0.DIGITS x 10^point
+
+  if (point > 0 && point <= 21) {
+    if (length <= point) {
+      write_digits(p, significand, length);
+      p += length;
+      std::memset(p, '0', static_cast<std::size_t>(point - length));
+      p += point - length;
+      std::memcpy(p, ".0", 2);
+      return p + 2;
+    }
+    // Digits before and after the point: write all, then open a gap for the point.
+    write_digits(p + 1, significand, length);
+    std::memmove(p, p + 1, static_cast<std::size_t>(point));
+    p[point] = '.';
+    return p + length + 1;
+  }
+  if (point <= 0 && point > -6) {
+    std::memcpy(p, "0.", 2);
+    p += 2;
+    std::memset(p, '0', static_cast<std::size_t>(-point));
+    p += -point;
+    write_digits(p, significand, length);
+    return p + length;
+  }
+  // Scientific: D[.DDD]e[-]X
+  write_digits(p + 1, significand, length);
+  p[0] = p[1];
+  if (length > 1) {
+    p[1] = '.';
+    p += length + 1;
+  } else {
+    p += 1;
+  }
+  *p++ = 'e';
+  int exponent = point - 1;
+  if (exponent < 0) {
+    *p++ = '-';
+    exponent = -exponent;
+  }
+  return write_unsigned(p, static_cast<std::uint64_t>(exponent));
+}
+
+}  // namespace savekit::detail

@@ -1,0 +1,304 @@
+// savekit/error.hpp — error codes, savekit::error, savekit::result<T> and savekit::status.
+//
+// savekit never throws. Every operation that can fail returns a result<T> (or a status,
+// which is result<void>) carrying either the value or an error with a code, the byte
+// offset into the input, the path of the field being read and a message.
+//
+// Example:
+//   savekit::result<Save> r = savekit::from_json<Save>(text);
+//   if (!r) std::fputs(savekit::format_error(r.error(), text).c_str(), stderr);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace savekit {
+
+// Every way an operation can fail. The numbers are stable (they appear in tools' output).
+enum class errc : std::uint8_t {
+  ok = 0,
+  unexpected_end = 1,       // the input ended in the middle of a value
+  syntax_error = 2,         // a character that cannot start or continue a JSON value here
+  invalid_utf8 = 3,         // a string is not valid UTF-8
+  invalid_escape = 4,       // a bad \ escape or \u sequence (including lone surrogates)
+  invalid_number = 5,       // a malformed number
+  number_out_of_range = 6,  // a number that does not fit the target type
+  not_an_integer = 7,       // a fraction or exponent where an integer is expected
+  type_mismatch = 8,        // a value of another kind than the target expects
+  unknown_key = 9,          // an object key the target does not have (strict mode)
+  missing_key = 10,         // a member absent from the input (strict mode)
+  depth_exceeded = 11,      // nesting deeper than the configured limit
+  trailing_data = 12,       // bytes after the end of the document
+  length_mismatch = 13,     // an array whose length does not match a fixed-size target
+  length_exceeds_input = 14,  // a declared length larger than the remaining input
+  invalid_msgpack = 15,     // a MessagePack byte that is never valid (0xc1)
+  unknown_enum_name = 16,   // an enum name that is not declared
+  unknown_variant_index = 17,  // a variant tag out of range
+  unsupported_type = 18,    // a value with no equivalent in the target format (ext, bad key)
+  invalid_base64_character = 19,
+  invalid_base64_padding = 20,
+  invalid_base64_trailing_bits = 21,
+  invalid_value = 22,       // a custom adapter refused the value
+};
+
+// A short, stable, human-readable name for a code ("unexpected_end").
+constexpr std::string_view to_string(errc code) noexcept {
+  switch (code) {
+    case errc::ok: return "ok";
+    case errc::unexpected_end: return "unexpected_end";
+    case errc::syntax_error: return "syntax_error";
+    case errc::invalid_utf8: return "invalid_utf8";
+    case errc::invalid_escape: return "invalid_escape";
+    case errc::invalid_number: return "invalid_number";
+    case errc::number_out_of_range: return "number_out_of_range";
+    case errc::not_an_integer: return "not_an_integer";
+    case errc::type_mismatch: return "type_mismatch";
+    case errc::unknown_key: return "unknown_key";
+    case errc::missing_key: return "missing_key";
+    case errc::depth_exceeded: return "depth_exceeded";
+    case errc::trailing_data: return "trailing_data";
+    case errc::length_mismatch: return "length_mismatch";
+    case errc::length_exceeds_input: return "length_exceeds_input";
+    case errc::invalid_msgpack: return "invalid_msgpack";
+    case errc::unknown_enum_name: return "unknown_enum_name";
+    case errc::unknown_variant_index: return "unknown_variant_index";
+    case errc::unsupported_type: return "unsupported_type";
+    case errc::invalid_base64_character: return "invalid_base64_character";
+    case errc::invalid_base64_padding: return "invalid_base64_padding";
+    case errc::invalid_base64_trailing_bits: return "invalid_base64_trailing_bits";
+    case errc::invalid_value: return "invalid_value";
+  }
+  return "unknown";
+}
+
+// What went wrong, and where. offset is a byte offset into the input; path is the
+// JSONPath-like location of the field being read ("$.Inventory[1].Id"), "$" at the top.
+class error {
+ public:
+  error() = default;
+  error(errc code, std::size_t offset, std::string message, std::string path = "$")
+      : code_(code), offset_(offset), path_(std::move(path)), message_(std::move(message)) {}
+
+  errc code() const noexcept { return code_; }
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& path() const noexcept { return path_; }
+  const std::string& message() const noexcept { return message_; }
+
+  // "type_mismatch at byte 12 ($.Inventory[1].Id): expected an integer"
+  std::string to_string() const {
+    std::string out{savekit::to_string(code_)};
+    out += " at byte ";
+    out += std::to_string(offset_);
+    out += " (";
+    out += path_;
+    out += "): ";
+    out += message_;
+    return out;
+  }
+
+  // Used by decoders while unwinding: segments arrive innermost first.
+  void prepend_path(std::string_view segment) { path_.insert(1, segment); }
+
+ private:
+  errc code_ = errc::ok;
+  std::size_t offset_ = 0;
+  std::string path_ = "$";
+  std::string message_;
+};
+
+namespace detail {
+[[noreturn]] inline void bad_result_access(const char* what) noexcept {
+  std::fprintf(stderr, "savekit: %s\n", what);
+  std::abort();
+}
+}  // namespace detail
+
+// Either a T or an error. Accessing the value of a failed result is a precondition
+// violation: it prints a message and aborts (savekit never throws).
+template <class T>
+class [[nodiscard]] result {
+ public:
+  using value_type = T;
+
+  result(const T& value) : has_(true) { ::new (&value_) T(value); }
+  result(T&& value) : has_(true) { ::new (&value_) T(std::move(value)); }
+  result(savekit::error err) : has_(false) { ::new (&error_) savekit::error(std::move(err)); }
+  template <class... Args>
+  explicit result(std::in_place_t, Args&&... args) : has_(true) {
+    ::new (&value_) T(std::forward<Args>(args)...);
+  }
+
+  result(const result& other) : has_(other.has_) {
+    if (has_) ::new (&value_) T(other.value_);
+    else ::new (&error_) savekit::error(other.error_);
+  }
+  result(result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(other.has_) {
+    if (has_) ::new (&value_) T(std::move(other.value_));
+    else ::new (&error_) savekit::error(std::move(other.error_));
+  }
+  result& operator=(const result& other) {
+    if (this != &other) {
+      destroy();
+      has_ = other.has_;
+      if (has_) ::new (&value_) T(other.value_);
+      else ::new (&error_) savekit::error(other.error_);
+    }
+    return *this;
+  }
+  result& operator=(result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &other) {
+      destroy();
+      has_ = other.has_;
+      if (has_) ::new (&value_) T(std::move(other.value_));
+      else ::new (&error_) savekit::error(std::move(other.error_));
+    }
+    return *this;
+  }
+  ~result() { destroy(); }
+
+  explicit operator bool() const noexcept { return has_; }
+  bool has_value() const noexcept { return has_; }
+
+  T& value() & { check(); return value_; }
+  const T& value() const& { check(); return value_; }
+  T&& value() && { check(); return std::move(value_); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return has_ ? value_ : static_cast<T>(std::forward<U>(fallback));
+  }
+
+  // The error of a failed result; a default (errc::ok) error for a successful one.
+  const savekit::error& error() const& {
+    static const savekit::error none{};
+    return has_ ? none : error_;
+  }
+  savekit::error&& error() && {
+    if (has_) detail::bad_result_access("error() of a successful result");
+    return std::move(error_);
+  }
+
+ private:
+  void check() const {
+    if (!has_) detail::bad_result_access("value() of a failed result");
+  }
+  void destroy() noexcept {
+    if (has_) value_.~T();
+    else error_.~error();
+  }
+  union {
+    T value_;
+    savekit::error error_;
+  };
+  bool has_;
+};
+
+template <>
+class [[nodiscard]] result<void> {
+ public:
+  using value_type = void;
+  result() = default;
+  result(savekit::error err) : has_(false), error_(std::move(err)) {}
+
+  explicit operator bool() const noexcept { return has_; }
+  bool has_value() const noexcept { return has_; }
+  void value() const {
+    if (!has_) detail::bad_result_access("value() of a failed status");
+  }
+  const savekit::error& error() const& noexcept { return error_; }
+  savekit::error&& error() && noexcept { return std::move(error_); }
+
+ private:
+  bool has_ = true;
+  savekit::error error_;
+};
+
+// The outcome of an operation that produces no value.
+using status = result<void>;
+
+// Shows where an error is in a text input, like a compiler does:
+//
+//   1:17: type_mismatch at $.Inventory[0].Id: expected an integer
+//   {"Inventory":[{"Id":"x"}]}
+//                       ^
+// Long lines are cut to a window around the error. For binary input use
+// format_binary_error, which shows a hex dump around the offset instead.
+inline std::string format_error(const error& err, std::string_view input) {
+  std::size_t offset = err.offset() < input.size() ? err.offset() : input.size();
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (input[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  std::size_t line_end = input.find('\n', line_start);
+  if (line_end == std::string_view::npos) line_end = input.size();
+  std::size_t column = offset - line_start + 1;
+
+  constexpr std::size_t window = 60;
+  std::size_t shown_start = line_start;
+  if (offset - line_start > window) shown_start = offset - window;
+  std::size_t shown_end = line_end;
+  if (line_end - offset > window) shown_end = offset + window;
+
+  std::string out = std::to_string(line) + ":" + std::to_string(column) + ": " +
+                    std::string{to_string(err.code())} + " at " + err.path() + ": " +
+                    err.message() + "\n";
+  std::string_view shown = input.substr(shown_start, shown_end - shown_start);
+  std::string caret_line;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    char c = shown[i];
+    // Tabs and control characters would move the caret; show them as spaces.
+    bool control = static_cast<unsigned char>(c) < 0x20;
+    out += control ? ' ' : c;
+    if (shown_start + i < offset) {
+      // Continuation bytes of UTF-8 take no column on screen.
+      if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) caret_line += ' ';
+    }
+  }
+  out += '\n';
+  out += caret_line;
+  out += "^\n";
+  return out;
+}
+
+// Like format_error, for binary input (MessagePack): a hex dump of up to 16 bytes
+// around the offset, with a caret under the byte at the offset.
+inline std::string format_binary_error(const error& err, std::string_view input) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::size_t offset = err.offset() < input.size() ? err.offset() : input.size();
+  std::size_t start = offset >= 8 ? offset - 8 : 0;
+  std::size_t end = start + 16 < input.size() ? start + 16 : input.size();
+  std::string out = "byte " + std::to_string(err.offset()) + ": " +
+                    std::string{to_string(err.code())} + " at " + err.path() + ": " +
+                    err.message() + "\n";
+  std::string caret_line;
+  for (std::size_t i = start; i < end; ++i) {
+    auto byte = static_cast<unsigned char>(input[i]);
+    out += hex[byte >> 4];
+    out += hex[byte & 15];
+    out += ' ';
+    if (i < offset) caret_line += "   ";
+  }
+  if (offset == input.size()) out += "<end>";
+  out += '\n';
+  out += caret_line;
+  out += "^\n";
+  return out;
+}
+
+}  // namespace savekit

@@ -1,0 +1,631 @@
+// savekit/json.hpp — JSON straight from and into C++ objects.
+//
+//   struct Item { int Id; int Quantity; };
+//   struct SaveGame { std::string Name; int HighScore; std::vector<Item> Inventory; };
+//
+//   std::string text = savekit::to_json(save);               // {"Name":"Speed Run",...}
+//   savekit::result<SaveGame> loaded = savekit::from_json<SaveGame>(text);
+//   savekit::status ok = savekit::from_json(text, save);      // reuses save's capacity
+//
+// Output is minimal (no spaces) unless json_options::pretty; strings are raw UTF-8.
+// Reading accepts any key order and whitespace, skips unknown keys and leaves absent
+// members at their current value (both can be made errors), validates UTF-8 and
+// escapes, and rejects numbers that do not fit the target. When a key appears twice
+// the last one wins. Errors carry the byte offset and the field path.
+//
+// Mapping: bool, integers, floats (NaN/Inf are written as null; null reads as NaN),
+// std::string, std::vector<std::byte> (a Base64 string), sequences and std::array /
+// C arrays (arrays), maps with string or integer keys (objects), std::optional and
+// smart pointers (null when empty), std::variant ([index, value]), std::pair and
+// std::tuple (arrays), enums (numbers, or names with savekit::enum_names), structs
+// (objects).
+#pragma once
+
+#include <cstdint>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <fast_float/fast_float.h>
+
+#include "savekit/base64.hpp"
+#include "savekit/detail/json_text.hpp"
+#include "savekit/detail/numbers.hpp"
+#include "savekit/error.hpp"
+#include "savekit/reflect.hpp"
+
+namespace savekit {
+
+struct json_options {
+  bool pretty = false;                 // newlines and indentation
+  std::uint8_t indent_width = 2;       // spaces per level when pretty
+  bool error_on_unknown_keys = false;  // an input key the struct lacks is errc::unknown_key
+  bool error_on_missing_keys = false;  // a struct member absent from the input is errc::missing_key
+  std::uint32_t max_depth = 256;       // deeper nesting is errc::depth_exceeded
+};
+
+namespace detail {
+
+template <class T>
+inline constexpr bool always_false = false;
+
+// ---- writer -----------------------------------------------------------------------------
+
+struct json_writer {
+  output<std::string> out;
+  const json_options& options;
+  int level = 0;
+
+  void newline() {
+    if (!options.pretty) return;
+    std::size_t n = 1 + static_cast<std::size_t>(level) * options.indent_width;
+    char* p = out.reserve(n);
+    p[0] = '\n';
+    std::memset(p + 1, ' ', n - 1);
+    out.advance(n);
+  }
+  void open(char c) {
+    out.put(c);
+    ++level;
+  }
+  void close(char c, bool empty) {
+    --level;
+    if (!empty) newline();
+    out.put(c);
+  }
+  void separator(bool first) {
+    if (!first) out.put(',');
+    newline();
+  }
+  void colon() {
+    if (options.pretty) out.append(": ", 2);
+    else out.put(':');
+  }
+};
+
+template <class T>
+void write_json(json_writer& w, const T& value);
+
+template <class Int>
+void write_json_integer(json_writer& w, Int value) {
+  char* p = w.out.reserve(24);
+  w.out.advance(static_cast<std::size_t>(write_integer(p, value) - p));
+}
+
+template <class Float>
+void write_json_float(json_writer& w, Float value) {
+  if (!std::isfinite(value)) {
+    w.out.append_literal("null");  // JSON has no NaN or infinity
+    return;
+  }
+  char* p = w.out.reserve(max_float_chars);
+  w.out.advance(static_cast<std::size_t>(write_float(p, value) - p));
+}
+
+template <class Range>
+void write_json_array(json_writer& w, const Range& range) {
+  w.open('[');
+  bool first = true;
+  for (const auto& element : range) {
+    w.separator(first);
+    first = false;
+    write_json(w, element);
+  }
+  w.close(']', first);
+}
+
+template <class Key>
+void write_json_key(json_writer& w, const Key& key) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    write_json_string(w.out, key.data(), key.size());
+  } else if constexpr (std::is_integral_v<Key>) {
+    w.out.put('"');
+    write_json_integer(w, key);
+    w.out.put('"');
+  } else {
+    static_assert(always_false<Key>, "map keys must be std::string or integers");
+  }
+}
+
+template <class T>
+void write_json_struct(json_writer& w, const T& value) {
+  using R = reflection<T>;
+  w.open('{');
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (([&] {
+       constexpr std::string_view name = R::names[I];
+       w.separator(I == 0);
+       char* p = w.out.reserve(name.size() + 2);
+       p[0] = '"';
+       std::memcpy(p + 1, name.data(), name.size());
+       p[name.size() + 1] = '"';
+       w.out.advance(name.size() + 2);
+       w.colon();
+       write_json(w, R::template get<I>(value));
+     }()),
+     ...);
+  }(std::make_index_sequence<R::size>{});
+  w.close('}', R::size == 0);
+}
+
+template <class T>
+void write_json(json_writer& w, const T& value) {
+  if constexpr (has_adapter<T>) {
+    write_json(w, adapter<T>::to_wire(value));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (value) w.out.append_literal("true");
+    else w.out.append_literal("false");
+  } else if constexpr (std::is_enum_v<T>) {
+    if constexpr (has_enum_names<T>) {
+      std::string_view name = enum_to_name(value);
+      if (!name.empty()) {
+        write_json_string(w.out, name.data(), name.size());
+        return;
+      }
+    }
+    write_json_integer(w, static_cast<std::underlying_type_t<T>>(value));
+  } else if constexpr (std::is_integral_v<T>) {
+    write_json_integer(w, value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    write_json_float(w, value);
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+    write_json_string(w.out, value.data(), value.size());
+  } else if constexpr (is_byte_vector<T>) {
+    std::size_t n = base64_encoded_size(value.size(), base64_alphabet::standard);
+    char* p = w.out.reserve(n + 2);
+    p[0] = '"';
+    base64_encode_to(reinterpret_cast<const unsigned char*>(value.data()), value.size(), p + 1,
+                     base64_alphabet::standard);
+    p[n + 1] = '"';
+    w.out.advance(n + 2);
+  } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
+    write_json_array(w, value);
+  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
+    if (value) write_json(w, *value);
+    else w.out.append_literal("null");
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    w.open('[');
+    w.separator(true);
+    write_json_integer(w, value.index());
+    w.separator(false);
+    std::visit([&](const auto& alternative) { write_json(w, alternative); }, value);
+    w.close(']', false);
+  } else if constexpr (is_tuple_like<T>) {
+    w.open('[');
+    std::apply(
+        [&](const auto&... element) {
+          bool first = true;
+          ((w.separator(first), first = false, write_json(w, element)), ...);
+        },
+        value);
+    w.close(']', std::tuple_size_v<T> == 0);
+  } else if constexpr (is_map<T>) {
+    w.open('{');
+    bool first = true;
+    for (const auto& [key, mapped] : value) {
+      w.separator(first);
+      first = false;
+      write_json_key(w, key);
+      w.colon();
+      write_json(w, mapped);
+    }
+    w.close('}', first);
+  } else if constexpr (is_reflected<T>) {
+    static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
+    write_json_struct(w, value);
+  } else {
+    static_assert(always_false<T>, "savekit cannot write this type; see savekit::adapter");
+  }
+}
+
+// ---- reader -----------------------------------------------------------------------------
+
+struct json_reader {
+  json_cursor cursor;
+  const json_options& options;
+};
+
+template <class T>
+bool read_json(json_reader& r, T& value);
+
+// The input holds a value of another kind than the target wants.
+inline bool json_mismatch(json_cursor& c, const char* expected) {
+  char first = *c.p;
+  bool starts_value = first == '"' || first == '{' || first == '[' || first == 't' || first == 'f' ||
+                      first == 'n' || first == '-' || (first >= '0' && first <= '9');
+  if (!starts_value) return c.fail(errc::syntax_error, c.p, "expected a value");
+  return c.fail(errc::type_mismatch, c.p, expected);
+}
+
+template <class Int>
+bool read_json_integer(json_cursor& c, Int& value) {
+  const char* start = c.p;
+  bool negative = *c.p == '-';
+  if (negative) {
+    if (++c.p == c.end) return c.fail_end();
+  }
+  if (*c.p < '0' || *c.p > '9') {
+    if (negative) return c.fail(errc::invalid_number, start, "invalid number");
+    return json_mismatch(c, "expected an integer");
+  }
+  std::uint64_t magnitude = 0;
+  if (*c.p == '0') {
+    ++c.p;
+    if (c.p < c.end && *c.p >= '0' && *c.p <= '9') return c.fail(errc::invalid_number, start, "leading zero in number");
+  } else {
+    while (c.p < c.end && *c.p >= '0' && *c.p <= '9') {
+      auto digit = static_cast<std::uint64_t>(*c.p - '0');
+      if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+        c.p = start;
+        bool integral;
+        if (!c.scan_number(integral)) return false;
+        return c.fail(errc::number_out_of_range, start, "integer out of range");
+      }
+      magnitude = magnitude * 10 + digit;
+      ++c.p;
+    }
+  }
+  if (c.p < c.end && (*c.p == '.' || *c.p == 'e' || *c.p == 'E')) {
+    c.p = start;
+    bool integral;
+    if (!c.scan_number(integral)) return false;
+    return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
+  }
+  if constexpr (std::is_signed_v<Int>) {
+    using U = std::make_unsigned_t<Int>;
+    auto limit = static_cast<std::uint64_t>(static_cast<U>(std::numeric_limits<Int>::max())) + (negative ? 1 : 0);
+    if (magnitude > limit) return c.fail(errc::number_out_of_range, start, "integer out of range");
+    value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
+  } else {
+    if (negative && magnitude != 0) return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
+    if (magnitude > std::numeric_limits<Int>::max()) return c.fail(errc::number_out_of_range, start, "integer out of range");
+    value = static_cast<Int>(magnitude);
+  }
+  return true;
+}
+
+template <class Float>
+bool read_json_float(json_cursor& c, Float& value) {
+  if (*c.p == 'n') {
+    if (!c.literal("null", 4)) return false;
+    value = std::numeric_limits<Float>::quiet_NaN();
+    return true;
+  }
+  const char* start = c.p;
+  if (*c.p != '-' && (*c.p < '0' || *c.p > '9')) return json_mismatch(c, "expected a number");
+  bool integral;
+  if (!c.scan_number(integral)) return false;
+  auto parsed = fast_float::from_chars(start, c.p, value);
+  if (parsed.ptr != c.p || std::isinf(value)) return c.fail(errc::number_out_of_range, start, "number out of range");
+  return true;
+}
+
+template <class Sequence>
+bool read_json_sequence(json_reader& r, Sequence& sequence) {
+  json_cursor& c = r.cursor;
+  if (*c.p != '[') return json_mismatch(c, "expected an array");
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  std::size_t count = 0;
+  bool more = false;
+  for (bool first = true;; first = false) {
+    if (!c.next_element(']', first, more)) return false;
+    if (!more) break;
+    bool ok;
+    if constexpr (std::is_same_v<typename Sequence::value_type, bool>) {
+      bool element = false;  // std::vector<bool> has no bool& to read into
+      ok = read_json(r, element);
+      if (count < sequence.size()) sequence[count] = element;
+      else sequence.push_back(element);
+    } else {
+      // Reuse existing elements (and their capacity) before growing.
+      if (count == sequence.size()) sequence.emplace_back();
+      ok = read_json(r, sequence[count]);
+    }
+    if (!ok) {
+      c.err.prepend_path(path_index(count));
+      return false;
+    }
+    ++count;
+  }
+  c.leave();
+  sequence.resize(count);
+  return true;
+}
+
+// std::array and C arrays: exactly N elements.
+template <class Array>
+bool read_json_fixed_array(json_reader& r, Array& array) {
+  json_cursor& c = r.cursor;
+  constexpr std::size_t n = std::extent_v<Array> != 0 ? std::extent_v<Array> : std::tuple_size<Array>::value;
+  if (*c.p != '[') return json_mismatch(c, "expected an array");
+  const char* start = c.p;
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  std::size_t count = 0;
+  bool more = false;
+  for (bool first = true;; first = false) {
+    if (!c.next_element(']', first, more)) return false;
+    if (!more) break;
+    if (count == n) return c.fail(errc::length_mismatch, start, "array longer than the fixed-size target");
+    if (!read_json(r, array[count])) {
+      c.err.prepend_path(path_index(count));
+      return false;
+    }
+    ++count;
+  }
+  if (count != n) return c.fail(errc::length_mismatch, start, "array shorter than the fixed-size target");
+  c.leave();
+  return true;
+}
+
+template <class Tuple>
+bool read_json_tuple(json_reader& r, Tuple& tuple) {
+  json_cursor& c = r.cursor;
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  if (*c.p != '[') return json_mismatch(c, "expected an array");
+  const char* start = c.p;
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  std::size_t count = 0;
+  bool more = false;
+  for (bool first = true;; first = false) {
+    if (!c.next_element(']', first, more)) return false;
+    if (!more) break;
+    if (count == n) return c.fail(errc::length_mismatch, start, "array longer than the tuple");
+    bool ok = with_index<n>(count, [&](auto index) { return read_json(r, std::get<index.value>(tuple)); });
+    if (!ok) {
+      c.err.prepend_path(path_index(count));
+      return false;
+    }
+    ++count;
+  }
+  if (count != n) return c.fail(errc::length_mismatch, start, "array shorter than the tuple");
+  c.leave();
+  return true;
+}
+
+template <class Variant>
+bool read_json_variant(json_reader& r, Variant& variant) {
+  json_cursor& c = r.cursor;
+  constexpr std::size_t n = std::variant_size_v<Variant>;
+  if (*c.p != '[') return json_mismatch(c, "expected a [index, value] array");
+  const char* start = c.p;
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  bool more = false;
+  if (!c.next_element(']', true, more)) return false;
+  if (!more) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
+  const char* index_at = c.p;
+  std::size_t index = 0;
+  if (!read_json_integer(c, index)) return false;
+  if (index >= n) return c.fail(errc::unknown_variant_index, index_at, "variant index out of range");
+  if (!c.next_element(']', false, more)) return false;
+  if (!more) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
+  bool ok = with_index<n>(index, [&](auto i) {
+    if (variant.index() != i.value) variant.template emplace<i.value>();
+    return read_json(r, std::get<i.value>(variant));
+  });
+  if (!ok) {
+    c.err.prepend_path("[1]");
+    return false;
+  }
+  if (!c.next_element(']', false, more)) return false;
+  if (more) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
+  c.leave();
+  return true;
+}
+
+template <class Map>
+bool read_json_map(json_reader& r, Map& map) {
+  using Key = typename Map::key_type;
+  json_cursor& c = r.cursor;
+  if (*c.p != '{') return json_mismatch(c, "expected an object");
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  map.clear();
+  bool more = false;
+  for (bool first = true;; first = false) {
+    if (!c.next_element('}', first, more)) return false;
+    if (!more) break;
+    const char* key_at = c.p;
+    std::string_view text;
+    if (!c.read_member_key(text) || !c.next_token()) return false;
+    Key key{};
+    if constexpr (std::is_same_v<Key, std::string>) {
+      key.assign(text.data(), text.size());
+    } else if constexpr (std::is_integral_v<Key>) {
+      json_cursor number{text, 1};
+      if (text.empty() || !read_json_integer(number, key) || number.p != number.end)
+        return c.fail(errc::type_mismatch, key_at, "expected an integer key");
+    } else {
+      static_assert(always_false<Key>, "map keys must be std::string or integers");
+    }
+    auto [it, inserted] = map.try_emplace(std::move(key));
+    if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
+    if (!read_json(r, it->second)) {
+      c.err.prepend_path(path_key(text));
+      return false;
+    }
+  }
+  c.leave();
+  return true;
+}
+
+template <class T>
+bool read_json_struct(json_reader& r, T& value) {
+  using R = reflection<T>;
+  constexpr std::size_t n = R::size;
+  json_cursor& c = r.cursor;
+  if (*c.p != '{') return json_mismatch(c, "expected an object");
+  if (!c.enter(c.p)) return false;
+  ++c.p;
+  bool seen[n + 1] = {};
+  std::size_t hint = 0;
+  bool more = false;
+  for (bool first = true;; first = false) {
+    if (!c.next_element('}', first, more)) return false;
+    if (!more) break;
+    const char* key_at = c.p;
+    std::string_view key;
+    if (!c.read_member_key(key) || !c.next_token()) return false;
+    std::size_t index = find_field<T>(key, hint);
+    if (index == n) {
+      if (r.options.error_on_unknown_keys) {
+        c.fail(errc::unknown_key, key_at, "unknown key");
+        c.err.prepend_path(path_key(key));
+        return false;
+      }
+      if (!c.skip_value()) return false;
+      continue;
+    }
+    bool ok = with_index<n>(index, [&](auto i) { return read_json(r, R::template get<i.value>(value)); });
+    if (!ok) {
+      c.err.prepend_path(path_key(R::names[index]));
+      return false;
+    }
+    seen[index] = true;
+    hint = index + 1;
+  }
+  c.leave();
+  if (r.options.error_on_missing_keys) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!seen[i]) {
+        c.fail(errc::missing_key, c.p - 1, "missing member");
+        c.err.prepend_path(path_key(R::names[i]));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+template <class T>
+bool read_json(json_reader& r, T& value) {
+  json_cursor& c = r.cursor;
+  if constexpr (has_adapter<T>) {
+    typename adapter<T>::wire_type wire{};
+    const char* start = c.p;
+    if (!read_json(r, wire)) return false;
+    if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
+      adapter<T>::from_wire(wire, value);
+    } else {
+      if (!adapter<T>::from_wire(wire, value)) return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
+    }
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (*c.p == 't') {
+      value = true;
+      return c.literal("true", 4);
+    }
+    if (*c.p == 'f') {
+      value = false;
+      return c.literal("false", 5);
+    }
+    return json_mismatch(c, "expected true or false");
+  } else if constexpr (std::is_enum_v<T>) {
+    if constexpr (has_enum_names<T>) {
+      if (*c.p == '"') {
+        const char* start = c.p;
+        std::string_view name;
+        if (!c.read_key(name)) return false;
+        if (!enum_from_name(name, value)) return c.fail(errc::unknown_enum_name, start, "unknown enum name");
+        return true;
+      }
+    }
+    std::underlying_type_t<T> number{};
+    if (!read_json_integer(c, number)) return false;
+    value = static_cast<T>(number);
+    return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    return read_json_integer(c, value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return read_json_float(c, value);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (*c.p != '"') return json_mismatch(c, "expected a string");
+    value.clear();
+    return c.read_string(&value);
+  } else if constexpr (is_byte_vector<T>) {
+    if (*c.p != '"') return json_mismatch(c, "expected a Base64 string");
+    const char* start = c.p;
+    std::string_view text;
+    if (!c.read_key(text)) return false;
+    std::size_t offset = 0;
+    errc code = base64_decode_to(text, value, base64_alphabet::standard, offset);
+    if (code != errc::ok) return c.fail(code, start + 1 + offset, base64_error_message(code));
+    return true;
+  } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
+    return read_json_fixed_array(r, value);
+  } else if constexpr (is_sequence<T>) {
+    return read_json_sequence(r, value);
+  } else if constexpr (is_specialization_v<T, std::optional>) {
+    if (*c.p == 'n') {
+      value.reset();
+      return c.literal("null", 4);
+    }
+    if (!value) value.emplace();
+    return read_json(r, *value);
+  } else if constexpr (is_smart_pointer<T>) {
+    if (*c.p == 'n') {
+      value.reset();
+      return c.literal("null", 4);
+    }
+    using Element = typename T::element_type;
+    if (!value) {
+      if constexpr (is_specialization_v<T, std::unique_ptr>) value = std::make_unique<Element>();
+      else value = std::make_shared<Element>();
+    }
+    return read_json(r, *value);
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return read_json_variant(r, value);
+  } else if constexpr (is_tuple_like<T>) {
+    return read_json_tuple(r, value);
+  } else if constexpr (is_map<T>) {
+    return read_json_map(r, value);
+  } else if constexpr (is_reflected<T>) {
+    return read_json_struct(r, value);
+  } else {
+    static_assert(always_false<T>, "savekit cannot read this type; see savekit::adapter");
+    return false;
+  }
+}
+
+}  // namespace detail
+
+// Writes value as JSON into out, replacing its content and reusing its capacity.
+template <class T>
+void to_json(const T& value, std::string& out, json_options options = {}) {
+  detail::json_writer writer{detail::output<std::string>{out}, options};
+  detail::write_json(writer, value);
+  writer.out.finish();
+}
+
+template <class T>
+std::string to_json(const T& value, json_options options = {}) {
+  std::string out;
+  to_json(value, out, options);
+  return out;
+}
+
+// Reads JSON into an existing object, reusing the capacity of its strings and vectors.
+// On error, into may be partly updated.
+template <class T>
+status from_json(std::string_view text, T& into, json_options options = {}) {
+  detail::json_reader reader{detail::json_cursor{text, options.max_depth}, options};
+  detail::json_cursor& c = reader.cursor;
+  if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err);
+  return {};
+}
+
+template <class T>
+result<T> from_json(std::string_view text, json_options options = {}) {
+  result<T> out{std::in_place};
+  status read = from_json(text, *out, options);
+  if (!read) return std::move(read).error();
+  return out;
+}
+
+}  // namespace savekit

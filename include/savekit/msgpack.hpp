@@ -1,0 +1,527 @@
+// savekit/msgpack.hpp — MessagePack straight from and into C++ objects.
+//
+//   std::vector<std::byte> bytes = savekit::to_msgpack(status);              // map form
+//   auto compact = savekit::to_msgpack(status, {.form = savekit::msgpack_form::compact});
+//   savekit::result<Status> back = savekit::from_msgpack<Status>(bytes);      // either form
+//
+// Map form: a struct is a map from field name to value, so a reader survives added,
+// removed and reordered fields. Compact form: a struct is an array indexed by each
+// field's key (savekit::field(...).with_key(n); by default its position), with nil in
+// unused slots — like MessagePack-CSharp's [Key(n)]. The reader accepts both forms and
+// every valid encoding of a value; strings are byte-clean (no UTF-8 check: any byte
+// survives). The writer always picks the smallest encoding.
+//
+// Mapping as in json.hpp, except: std::vector<std::byte> is bin, floats are float32 /
+// float64 (NaN and infinities survive), and integer map keys are integers.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "savekit/detail/json_text.hpp"
+#include "savekit/detail/msgpack_wire.hpp"
+#include "savekit/error.hpp"
+#include "savekit/reflect.hpp"
+
+namespace savekit {
+
+enum class msgpack_form : std::uint8_t {
+  map,      // structs as {name: value}: self-describing, tolerant of schema changes
+  compact,  // structs as [value, ...] indexed by key: smaller and faster
+};
+
+struct msgpack_options {
+  msgpack_form form = msgpack_form::map;  // how structs are written; readers accept both
+  std::uint32_t max_depth = 256;          // deeper nesting is errc::depth_exceeded
+};
+
+namespace detail {
+
+template <class T>
+inline constexpr bool msgpack_always_false = false;
+
+// ---- writer -----------------------------------------------------------------------------
+
+struct msgpack_typed_writer {
+  msgpack_writer wire;
+  msgpack_form form;
+};
+
+template <class T>
+void write_msgpack(msgpack_typed_writer& w, const T& value);
+
+// Field keys of the map form, encoded once at compile time: fixstr or str8 header + name.
+template <class T, std::size_t I>
+struct msgpack_key {
+  static constexpr std::string_view name = reflection<T>::names[I];
+  static constexpr std::size_t size = name.size() + (name.size() < 32 ? 1 : 2);
+  static constexpr auto bytes = [] {
+    std::array<char, size> out{};
+    std::size_t at = 0;
+    if (name.size() < 32) {
+      out[at++] = static_cast<char>(0xa0 | name.size());
+    } else {
+      out[at++] = static_cast<char>(mp::str8);
+      out[at++] = static_cast<char>(name.size());
+    }
+    for (char c : name) out[at++] = c;
+    return out;
+  }();
+};
+
+// For each compact slot, the index of the field with that key, or -1.
+template <class T>
+inline constexpr auto compact_slots = [] {
+  std::array<int, compact_length<T>()> slots{};
+  for (auto& s : slots) s = -1;
+  for (std::size_t i = 0; i < reflection<T>::size; ++i) slots[static_cast<std::size_t>(reflection<T>::keys[i])] = int(i);
+  return slots;
+}();
+
+template <class T>
+void write_msgpack_struct(msgpack_typed_writer& w, const T& value) {
+  using R = reflection<T>;
+  if (w.form == msgpack_form::map) {
+    w.wire.map_header(R::size);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((w.wire.out.append(msgpack_key<T, I>::bytes.data(), msgpack_key<T, I>::size),
+        write_msgpack(w, R::template get<I>(value))),
+       ...);
+    }(std::make_index_sequence<R::size>{});
+  } else {
+    constexpr auto& slots = compact_slots<T>;
+    w.wire.array_header(slots.size());
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+      ((slots[S] < 0 ? w.wire.byte(mp::nil)
+                     : write_msgpack(w, R::template get<static_cast<std::size_t>(slots[S] < 0 ? 0 : slots[S])>(value))),
+       ...);
+    }(std::make_index_sequence<slots.size()>{});
+  }
+}
+
+template <class T>
+void write_msgpack(msgpack_typed_writer& w, const T& value) {
+  if constexpr (has_adapter<T>) {
+    write_msgpack(w, adapter<T>::to_wire(value));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    w.wire.byte(value ? mp::true_ : mp::false_);
+  } else if constexpr (std::is_enum_v<T>) {
+    if constexpr (has_enum_names<T>) {
+      std::string_view name = enum_to_name(value);
+      if (!name.empty()) return w.wire.str(name.data(), name.size());
+    }
+    w.wire.integer(static_cast<std::underlying_type_t<T>>(value));
+  } else if constexpr (std::is_integral_v<T>) {
+    w.wire.integer(value);
+  } else if constexpr (std::is_same_v<T, float>) {
+    w.wire.float32(value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    w.wire.float64(static_cast<double>(value));
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+    w.wire.str(value.data(), value.size());
+  } else if constexpr (is_byte_vector<T>) {
+    w.wire.bin(value.data(), value.size());
+  } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
+    w.wire.array_header(std::size(value));
+    for (const auto& element : value) write_msgpack(w, element);
+  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
+    if (value) write_msgpack(w, *value);
+    else w.wire.byte(mp::nil);
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    w.wire.array_header(2);
+    w.wire.unsigned_integer(value.index());
+    std::visit([&](const auto& alternative) { write_msgpack(w, alternative); }, value);
+  } else if constexpr (is_tuple_like<T>) {
+    w.wire.array_header(std::tuple_size_v<T>);
+    std::apply([&](const auto&... element) { (write_msgpack(w, element), ...); }, value);
+  } else if constexpr (is_map<T>) {
+    static_assert(std::is_same_v<typename T::key_type, std::string> || std::is_integral_v<typename T::key_type>,
+                  "map keys must be std::string or integers");
+    w.wire.map_header(value.size());
+    for (const auto& [key, mapped] : value) {
+      write_msgpack(w, key);
+      write_msgpack(w, mapped);
+    }
+  } else if constexpr (is_reflected<T>) {
+    static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
+    static_assert(keys_are_valid<T>(), "compact keys must be unique and within 0..4095");
+    write_msgpack_struct(w, value);
+  } else {
+    static_assert(msgpack_always_false<T>, "savekit cannot write this type; see savekit::adapter");
+  }
+}
+
+// ---- reader -----------------------------------------------------------------------------
+
+template <class T>
+bool read_msgpack(msgpack_cursor& c, T& value);
+
+inline bool msgpack_mismatch(msgpack_cursor& c, const char* expected) {
+  if (*c.p == mp::never_used) return c.fail(errc::invalid_msgpack, c.p, "byte 0xc1 is never used in MessagePack");
+  return c.fail(errc::type_mismatch, c.p, expected);
+}
+
+template <class Int>
+bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
+  const unsigned char* start = c.p;
+  std::uint64_t v;
+  bool negative, is_integer;
+  if (!c.integer(v, negative, is_integer)) {
+    if (is_integer) return false;
+    return msgpack_mismatch(c, "expected an integer");
+  }
+  if (negative) {
+    auto s = static_cast<std::int64_t>(v);
+    if constexpr (std::is_signed_v<Int>) {
+      if (s < std::numeric_limits<Int>::min()) return c.fail(errc::number_out_of_range, start, "integer out of range");
+      value = static_cast<Int>(s);
+      return true;
+    } else {
+      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
+    }
+  }
+  if (v > static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))
+    return c.fail(errc::number_out_of_range, start, "integer out of range");
+  value = static_cast<Int>(v);
+  return true;
+}
+
+template <class Float>
+bool read_msgpack_float(msgpack_cursor& c, Float& value) {
+  const unsigned char* start = c.p;
+  std::uint64_t bits;
+  if (*c.p == mp::float32) {
+    if (!c.field(4, bits)) return false;
+    float f;
+    auto b32 = static_cast<std::uint32_t>(bits);
+    std::memcpy(&f, &b32, 4);
+    value = static_cast<Float>(f);
+    return true;
+  }
+  if (*c.p == mp::float64) {
+    if (!c.field(8, bits)) return false;
+    double d;
+    std::memcpy(&d, &bits, 8);
+    if constexpr (std::is_same_v<Float, float>) {
+      if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+        return c.fail(errc::number_out_of_range, start, "number out of range for float");
+    }
+    value = static_cast<Float>(d);
+    return true;
+  }
+  bool negative, is_integer;
+  if (!c.integer(bits, negative, is_integer)) {
+    if (is_integer) return false;
+    return msgpack_mismatch(c, "expected a number");
+  }
+  value = negative ? static_cast<Float>(static_cast<std::int64_t>(bits)) : static_cast<Float>(bits);
+  return true;
+}
+
+inline bool read_msgpack_nil(msgpack_cursor& c) {
+  if (*c.p != mp::nil) return false;
+  ++c.p;
+  return true;
+}
+
+// Reads an array header, requiring an array.
+inline bool read_msgpack_array_header(msgpack_cursor& c, std::uint64_t& count, const char* expected) {
+  char kind;
+  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, expected);
+  if (kind != 'a') return c.fail(errc::type_mismatch, c.p - 1, expected);
+  return true;
+}
+
+template <class T>
+bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (!read_msgpack(c, container[i])) {
+      c.err.prepend_path(path_index(i));
+      return false;
+    }
+  }
+  return true;
+}
+
+template <class T>
+bool read_msgpack_struct(msgpack_cursor& c, T& value) {
+  using R = reflection<T>;
+  constexpr std::size_t n = R::size;
+  const unsigned char* start = c.p;
+  std::uint64_t count;
+  char kind;
+  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map or an array");
+  if (!c.enter(start)) return false;
+  if (kind == 'a') {  // compact form: element i is the field with key i
+    for (std::uint64_t slot = 0; slot < count; ++slot) {
+      std::size_t index = find_field_by_key<T>(slot);
+      if (!c.more()) return false;
+      if (index == n || *c.p == mp::nil) {
+        if (!c.skip_value()) return false;  // a removed field, or a newer one we do not know
+        continue;
+      }
+      bool ok = with_index<n>(index, [&](auto i) { return read_msgpack(c, R::template get<i.value>(value)); });
+      if (!ok) {
+        c.err.prepend_path(path_key(R::names[index]));
+        return false;
+      }
+    }
+  } else {
+    std::size_t hint = 0;
+    for (std::uint64_t entry = 0; entry < count; ++entry) {
+      if (!c.more()) return false;
+      const unsigned char* data;
+      std::uint64_t length;
+      char key_kind;
+      if (!c.string_or_binary(data, length, key_kind) || key_kind != 's') {
+        if (key_kind != 0 && c.err.code() != errc::ok) return false;
+        if (!c.skip_value() || !c.more() || !c.skip_value()) return false;  // integer keys etc.: not ours
+        continue;
+      }
+      std::string_view key(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+      if (!c.more()) return false;
+      std::size_t index = find_field<T>(key, hint);
+      if (index == n) {
+        if (!c.skip_value()) return false;
+        continue;
+      }
+      bool ok = with_index<n>(index, [&](auto i) { return read_msgpack(c, R::template get<i.value>(value)); });
+      if (!ok) {
+        c.err.prepend_path(path_key(R::names[index]));
+        return false;
+      }
+      hint = index + 1;
+    }
+  }
+  c.leave();
+  return true;
+}
+
+template <class Map>
+bool read_msgpack_map(msgpack_cursor& c, Map& map) {
+  using Key = typename Map::key_type;
+  const unsigned char* start = c.p;
+  std::uint64_t count;
+  char kind;
+  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map");
+  if (kind != 'm') return c.fail(errc::type_mismatch, start, "expected a map");
+  if (!c.enter(start)) return false;
+  map.clear();
+  for (std::uint64_t entry = 0; entry < count; ++entry) {
+    if (!c.more()) return false;
+    Key key{};
+    if (!read_msgpack(c, key)) return false;
+    if (!c.more()) return false;
+    auto [it, inserted] = map.try_emplace(std::move(key));
+    if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
+    if (!read_msgpack(c, it->second)) {
+      if constexpr (std::is_same_v<Key, std::string>) c.err.prepend_path(path_key(it->first));
+      else c.err.prepend_path("[" + std::to_string(it->first) + "]");
+      return false;
+    }
+  }
+  c.leave();
+  return true;
+}
+
+template <class T>
+bool read_msgpack(msgpack_cursor& c, T& value) {
+  if (!c.more()) return false;
+  if constexpr (has_adapter<T>) {
+    typename adapter<T>::wire_type wire{};
+    const unsigned char* start = c.p;
+    if (!read_msgpack(c, wire)) return false;
+    if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
+      adapter<T>::from_wire(wire, value);
+    } else {
+      if (!adapter<T>::from_wire(wire, value)) return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
+    }
+    return true;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (*c.p == mp::true_ || *c.p == mp::false_) {
+      value = *c.p++ == mp::true_;
+      return true;
+    }
+    return msgpack_mismatch(c, "expected true or false");
+  } else if constexpr (std::is_enum_v<T>) {
+    if constexpr (has_enum_names<T>) {
+      const unsigned char* start = c.p;
+      const unsigned char* data;
+      std::uint64_t length;
+      char kind;
+      if (c.string_or_binary(data, length, kind)) {
+        std::string_view name(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+        if (!enum_from_name(name, value)) return c.fail(errc::unknown_enum_name, start, "unknown enum name");
+        return true;
+      }
+      if (kind != 0) return false;
+    }
+    std::underlying_type_t<T> number{};
+    if (!read_msgpack_integer(c, number)) return false;
+    value = static_cast<T>(number);
+    return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    return read_msgpack_integer(c, value);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return read_msgpack_float(c, value);
+  } else if constexpr (std::is_same_v<T, std::string> || is_byte_vector<T>) {
+    const unsigned char* data;
+    std::uint64_t length;
+    char kind;
+    if (!c.string_or_binary(data, length, kind))
+      return kind != 0 ? false : msgpack_mismatch(c, std::is_same_v<T, std::string> ? "expected a string" : "expected binary data");
+    value.resize(static_cast<std::size_t>(length));
+    if (length != 0) std::memcpy(value.data(), data, static_cast<std::size_t>(length));
+    return true;
+  } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
+    constexpr std::size_t n = std::extent_v<T> != 0 ? std::extent_v<T> : std::tuple_size<T>::value;
+    const unsigned char* start = c.p;
+    std::uint64_t count;
+    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
+    if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the fixed-size target");
+    if (!c.enter(start)) return false;
+    if (!read_msgpack_elements(c, value, count)) return false;
+    c.leave();
+    return true;
+  } else if constexpr (is_sequence<T>) {
+    const unsigned char* start = c.p;
+    std::uint64_t count;
+    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
+    if (!c.enter(start)) return false;
+    if constexpr (std::is_same_v<typename T::value_type, bool>) {
+      value.resize(static_cast<std::size_t>(count));
+      for (std::uint64_t i = 0; i < count; ++i) {
+        bool element = false;
+        if (!read_msgpack(c, element)) {
+          c.err.prepend_path(path_index(i));
+          return false;
+        }
+        value[i] = element;
+      }
+    } else {
+      value.resize(static_cast<std::size_t>(count));  // safe: count <= remaining input bytes
+      if (!read_msgpack_elements(c, value, count)) return false;
+    }
+    c.leave();
+    return true;
+  } else if constexpr (is_specialization_v<T, std::optional>) {
+    if (read_msgpack_nil(c)) {
+      value.reset();
+      return true;
+    }
+    if (!value) value.emplace();
+    return read_msgpack(c, *value);
+  } else if constexpr (is_smart_pointer<T>) {
+    if (read_msgpack_nil(c)) {
+      value.reset();
+      return true;
+    }
+    using Element = typename T::element_type;
+    if (!value) {
+      if constexpr (is_specialization_v<T, std::unique_ptr>) value = std::make_unique<Element>();
+      else value = std::make_shared<Element>();
+    }
+    return read_msgpack(c, *value);
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    constexpr std::size_t n = std::variant_size_v<T>;
+    const unsigned char* start = c.p;
+    std::uint64_t count;
+    if (!read_msgpack_array_header(c, count, "expected a [index, value] array")) return false;
+    if (count != 2) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
+    if (!c.enter(start)) return false;
+    if (!c.more()) return false;
+    const unsigned char* index_at = c.p;
+    std::size_t index = 0;
+    if (!read_msgpack_integer(c, index)) return false;
+    if (index >= n) return c.fail(errc::unknown_variant_index, index_at, "variant index out of range");
+    bool ok = with_index<n>(index, [&](auto i) {
+      if (value.index() != i.value) value.template emplace<i.value>();
+      return read_msgpack(c, std::get<i.value>(value));
+    });
+    if (!ok) {
+      c.err.prepend_path("[1]");
+      return false;
+    }
+    c.leave();
+    return true;
+  } else if constexpr (is_tuple_like<T>) {
+    constexpr std::size_t n = std::tuple_size_v<T>;
+    const unsigned char* start = c.p;
+    std::uint64_t count;
+    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
+    if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the tuple");
+    if (!c.enter(start)) return false;
+    bool ok = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t failed = n;
+      bool all = ((read_msgpack(c, std::get<I>(value)) || (failed = I, false)) && ...);
+      if (!all) c.err.prepend_path(path_index(failed));
+      return all;
+    }(std::make_index_sequence<n>{});
+    if (!ok) return false;
+    c.leave();
+    return true;
+  } else if constexpr (is_map<T>) {
+    return read_msgpack_map(c, value);
+  } else if constexpr (is_reflected<T>) {
+    return read_msgpack_struct(c, value);
+  } else {
+    static_assert(msgpack_always_false<T>, "savekit cannot read this type; see savekit::adapter");
+    return false;
+  }
+}
+
+inline std::span<const std::byte> as_byte_span(std::string_view text) {
+  return std::as_bytes(std::span{text.data(), text.size()});
+}
+
+}  // namespace detail
+
+// Writes value as MessagePack into out, replacing its content and reusing its capacity.
+template <class T>
+void to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
+  detail::msgpack_typed_writer writer{detail::msgpack_writer{detail::output<std::vector<std::byte>>{out}}, options.form};
+  detail::write_msgpack(writer, value);
+  writer.wire.out.finish();
+}
+
+template <class T>
+std::vector<std::byte> to_msgpack(const T& value, msgpack_options options = {}) {
+  std::vector<std::byte> out;
+  to_msgpack(value, out, options);
+  return out;
+}
+
+// Reads MessagePack (either form) into an existing object, reusing its capacity.
+template <class T>
+status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
+  detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
+  if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err);
+  return {};
+}
+
+template <class T>
+status from_msgpack(std::string_view bytes, T& into, msgpack_options options = {}) {
+  return from_msgpack(detail::as_byte_span(bytes), into, options);
+}
+
+template <class T>
+result<T> from_msgpack(std::span<const std::byte> bytes, msgpack_options options = {}) {
+  result<T> out{std::in_place};
+  status read = from_msgpack(bytes, *out, options);
+  if (!read) return std::move(read).error();
+  return out;
+}
+
+template <class T>
+result<T> from_msgpack(std::string_view bytes, msgpack_options options = {}) {
+  return from_msgpack<T>(detail::as_byte_span(bytes), options);
+}
+
+}  // namespace savekit

@@ -1,0 +1,399 @@
+// savekit/reflect.hpp — what a type's fields are, known at compile time.
+//
+// Plain aggregates need nothing: savekit counts their fields and reads their names
+// from the compiler. Everything else is declared once, beside the type:
+//
+//   class Player {                       // private members: declare inside the class
+//     std::string name_; int hp_ = 10;
+//    public:
+//     static constexpr auto savekit_fields() {
+//       return savekit::fields(savekit::field("name", &Player::name_),
+//                              savekit::field("hp", &Player::hp_).with_key(3));
+//     }
+//   };
+//
+//   template <> struct savekit::meta<Monster> {   // or beside it, for a type you don't own
+//     static constexpr auto fields() { return savekit::fields(savekit::field("id", &Monster::id)); }
+//   };
+//
+// Members left out of a declaration are skipped. with_key(n) gives a member a stable
+// position in MessagePack's compact array form (like MessagePack-CSharp's [Key(n)]);
+// by default a member's key is its index in the list.
+//
+// Leaf types (a vec3 written as [x,y,z], a uuid as a string) plug in through
+// savekit::adapter<T>; enums are written by name when savekit::enum_names<E> exists.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "savekit/detail/visit_members.hpp"
+
+namespace savekit {
+
+// ---- declarations ---------------------------------------------------------------------
+
+// Specialize for a type you cannot change: static constexpr auto fields().
+template <class T>
+struct meta;
+
+// One declared member: its key in JSON / the MessagePack map form, the member pointer,
+// and its index in the compact array form.
+template <class Class, class Member>
+struct field_descriptor {
+  using class_type = Class;
+  using member_type = Member;
+  std::string_view name;
+  Member Class::*member;
+  int key = -1;  // -1: position in the declaration
+
+  constexpr field_descriptor with_key(int compact_key) const {
+    field_descriptor copy = *this;
+    copy.key = compact_key;
+    return copy;
+  }
+};
+
+template <class Class, class Member>
+constexpr field_descriptor<Class, Member> field(std::string_view name, Member Class::*member) {
+  return {name, member, -1};
+}
+
+template <class... Fields>
+constexpr std::tuple<Fields...> fields(Fields... list) {
+  return {list...};
+}
+
+// Custom leaf types: convert to and from a type savekit already knows.
+//
+//   template <> struct savekit::adapter<vec3> {
+//     using wire_type = std::array<float, 3>;
+//     static wire_type to_wire(const vec3& v) { return {v.x, v.y, v.z}; }
+//     static bool from_wire(const wire_type& w, vec3& v) { v = {w[0], w[1], w[2]}; return true; }
+//   };
+//
+// from_wire returns false (errc::invalid_value) to refuse a value, or void.
+template <class T>
+struct adapter;
+
+// Enums are written as numbers; specialize this to write them as names:
+//
+//   template <> struct savekit::enum_names<Color> {
+//     static constexpr std::pair<Color, std::string_view> values[] = {
+//         {Color::red, "red"}, {Color::green, "green"}};
+//   };
+//
+// Readers accept the name or the number; a value missing from the list is written as a number.
+template <class E>
+struct enum_names;
+
+namespace detail {
+
+// ---- type categories shared by every codec ---------------------------------------------
+
+template <class T, template <class...> class Template>
+inline constexpr bool is_specialization_v = false;
+template <template <class...> class Template, class... Args>
+inline constexpr bool is_specialization_v<Template<Args...>, Template> = true;
+
+template <class T>
+concept has_adapter = requires { typename adapter<T>::wire_type; };
+
+template <class E>
+concept has_enum_names = std::is_enum_v<E> && requires { enum_names<E>::values; };
+
+template <class T>
+concept has_member_fields = requires { T::savekit_fields(); };
+
+template <class T>
+concept has_meta_fields = requires { meta<T>::fields(); };
+
+template <class T>
+concept is_std_array = requires {
+  std::tuple_size<T>::value;
+  typename T::value_type;
+} && std::is_same_v<T, std::array<typename T::value_type, std::tuple_size<T>::value>>;
+
+template <class T>
+concept is_tuple_like = is_specialization_v<T, std::tuple> || is_specialization_v<T, std::pair>;
+
+template <class T>
+concept is_string = std::is_same_v<T, std::string>;
+
+template <class T>
+concept is_byte_vector = std::is_same_v<T, std::vector<std::byte>>;
+
+template <class T>
+concept is_sequence = !is_string<T> && !is_byte_vector<T> && requires(T& c) {
+  typename T::value_type;
+  c.push_back(std::declval<typename T::value_type>());
+  c.resize(std::size_t{});
+  c.begin();
+  c.end();
+};
+
+template <class T>
+concept is_map = requires(T& m) {
+  typename T::key_type;
+  typename T::mapped_type;
+  m.try_emplace(std::declval<typename T::key_type>());
+};
+
+template <class T>
+concept is_smart_pointer =
+    is_specialization_v<T, std::unique_ptr> || is_specialization_v<T, std::shared_ptr>;
+
+// Converts to any field type (raw pointers excepted, so that smart pointers' constructors
+// are not ambiguous). Used only in unevaluated probes.
+struct any_field {
+  template <class U>
+    requires(!std::is_pointer_v<U> && !std::is_null_pointer_v<U>)
+  operator U() const;
+};
+
+// Counts an aggregate's fields: the largest N for which T{{any}, {any}, ...} compiles.
+// Each braced initializer initializes exactly one member (no brace elision), so C arrays
+// and nested aggregates count as one field each.
+template <class T, class... Probe>
+consteval std::size_t count_aggregate_fields() {
+  if constexpr (sizeof...(Probe) > max_reflected_fields) {
+    return sizeof...(Probe);
+  } else if constexpr (requires { T{{Probe{}}..., {any_field{}}}; }) {
+    return count_aggregate_fields<T, Probe..., any_field>();
+  } else {
+    return sizeof...(Probe);
+  }
+}
+
+// ---- field names of aggregates, read from the compiler ---------------------------------
+
+// The address of a subobject of a never-defined object is a constant expression that
+// can be a template argument; the compiler spells its member name in __PRETTY_FUNCTION__.
+template <class T>
+struct external_wrapper {
+  const T value;
+};
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wundefined-var-template"
+#pragma clang diagnostic ignored "-Wundefined-internal"
+#endif
+template <class T>
+extern const external_wrapper<T> external_object;
+
+// Wrapped: clang 14 rejects a bare pointer to a subobject as a template argument.
+template <class M>
+struct member_address {
+  const M* address;
+};
+
+template <auto Address>
+consteval std::string_view pretty_signature() {
+  return __PRETTY_FUNCTION__;
+}
+
+template <class T, std::size_t N>
+consteval auto member_addresses() {
+  return visit_members<N>(external_object<T>.value, [](const auto&... member) {
+    return std::tuple{member_address<std::remove_cvref_t<decltype(member)>>{&member}...};
+  });
+}
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+struct savekit_calibration {
+  int savekit_calibration_member;
+};
+
+inline constexpr std::string_view calibration_signature =
+    pretty_signature<std::get<0>(member_addresses<savekit_calibration, 1>())>();
+inline constexpr std::string_view calibration_name = "savekit_calibration_member";
+// What the compiler prints after the member's name: ")}; std::string_view = ...]" (g++) or "}]" (clang).
+inline constexpr std::size_t signature_suffix_length =
+    calibration_signature.size() - calibration_signature.rfind(calibration_name) - calibration_name.size();
+
+consteval bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+consteval std::string_view name_from_signature(std::string_view signature) {
+  std::size_t end = signature.size() - signature_suffix_length;
+  std::size_t begin = end;
+  while (begin > 0 && is_identifier_char(signature[begin - 1])) --begin;
+  return signature.substr(begin, end - begin);
+}
+
+static_assert(name_from_signature(calibration_signature) == calibration_name,
+              "savekit cannot read member names from this compiler's __PRETTY_FUNCTION__");
+
+template <class T, std::size_t N, std::size_t I>
+consteval std::string_view aggregate_field_name() {
+  constexpr auto addresses = member_addresses<T, N>();
+  return name_from_signature(pretty_signature<std::get<I>(addresses)>());
+}
+
+// ---- one interface over aggregates and declared types --------------------------------------
+
+template <class T>
+concept is_declared = has_member_fields<T> || has_meta_fields<T>;
+
+template <class T>
+concept is_reflected_aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !std::is_union_v<T> &&
+                                 !is_std_array<T> && !is_declared<T> && !has_adapter<T>;
+
+template <class T>
+concept is_reflected = (is_declared<T> && !has_adapter<T>) || is_reflected_aggregate<T>;
+
+template <class T>
+struct reflection;
+
+template <class T>
+  requires is_declared<T>
+struct reflection<T> {
+  static constexpr auto list = [] {
+    if constexpr (has_member_fields<T>) return T::savekit_fields();
+    else return meta<T>::fields();
+  }();
+  static constexpr std::size_t size = std::tuple_size_v<decltype(list)>;
+  static constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::string_view, size>{std::get<I>(list).name...};
+  }(std::make_index_sequence<size>{});
+  static constexpr auto keys = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<int, size>{(std::get<I>(list).key < 0 ? int(I) : std::get<I>(list).key)...};
+  }(std::make_index_sequence<size>{});
+
+  template <std::size_t I>
+  static constexpr auto& get(T& object) {
+    return object.*(std::get<I>(list).member);
+  }
+  template <std::size_t I>
+  static constexpr const auto& get(const T& object) {
+    return object.*(std::get<I>(list).member);
+  }
+};
+
+template <class T>
+  requires is_reflected_aggregate<T>
+struct reflection<T> {
+  static constexpr std::size_t size = count_aggregate_fields<T>();
+  static_assert(size <= max_reflected_fields, "too many fields to reflect; declare the type with savekit::meta");
+  static constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::string_view, size>{aggregate_field_name<T, size, I>()...};
+  }(std::make_index_sequence<size>{});
+  static constexpr auto keys = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<int, size>{int(I)...};
+  }(std::make_index_sequence<size>{});
+
+  template <std::size_t I, class Object>
+  static constexpr auto& get(Object& object) {
+    return visit_members<size>(object, [](auto&... member) -> auto& { return std::get<I>(std::tie(member...)); });
+  }
+};
+
+// Length of the compact array form: one slot per key up to the largest.
+template <class T>
+consteval std::size_t compact_length() {
+  int largest = -1;
+  for (int key : reflection<T>::keys) largest = key > largest ? key : largest;
+  return static_cast<std::size_t>(largest + 1);
+}
+
+template <class T>
+consteval bool keys_are_valid() {
+  const auto& keys = reflection<T>::keys;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] < 0 || keys[i] > 4095) return false;
+    for (std::size_t j = i + 1; j < keys.size(); ++j)
+      if (keys[i] == keys[j]) return false;
+  }
+  return true;
+}
+
+template <class T>
+consteval bool names_are_valid() {
+  const auto& names = reflection<T>::names;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty() || names[i].size() > 255) return false;
+    for (char c : names[i])
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+    for (std::size_t j = i + 1; j < names.size(); ++j)
+      if (names[i] == names[j]) return false;
+  }
+  return true;
+}
+
+// Calls f(std::integral_constant<std::size_t, I>{}) for the runtime index I < N; returns its result.
+template <std::size_t N, class F>
+constexpr bool with_index(std::size_t index, F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    bool ok = false;
+    (void)((index == I && (ok = f(std::integral_constant<std::size_t, I>{}), true)) || ...);
+    return ok;
+  }(std::make_index_sequence<N>{});
+}
+
+// Index of the field called key, trying hint (where the next field usually is) first; size if none.
+template <class T>
+constexpr std::size_t find_field(std::string_view key, std::size_t hint) {
+  constexpr const auto& names = reflection<T>::names;
+  if (hint < names.size() && names[hint] == key) return hint;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == key) return i;
+  return names.size();
+}
+
+// Index of the field whose compact-form key is key; size if none.
+template <class T>
+constexpr std::size_t find_field_by_key(std::size_t key) {
+  constexpr const auto& keys = reflection<T>::keys;
+  if (key < keys.size() && static_cast<std::size_t>(keys[key]) == key) return key;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (static_cast<std::size_t>(keys[i]) == key) return i;
+  return keys.size();
+}
+
+// The name of an enum value from enum_names<E>, or an empty view.
+template <class E>
+constexpr std::string_view enum_to_name(E value) {
+  for (const auto& [v, name] : enum_names<E>::values)
+    if (v == value) return name;
+  return {};
+}
+
+template <class E>
+constexpr bool enum_from_name(std::string_view name, E& value) {
+  for (const auto& [v, n] : enum_names<E>::values)
+    if (n == name) {
+      value = v;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace detail
+
+// The field names savekit sees for T, in declaration order (handy in tests and tools).
+template <class T>
+  requires detail::is_reflected<T>
+constexpr const auto& field_names() {
+  return detail::reflection<T>::names;
+}
+
+template <class T>
+  requires detail::is_reflected<T>
+constexpr std::size_t field_count() {
+  return detail::reflection<T>::size;
+}
+
+}  // namespace savekit

@@ -1,0 +1,12 @@
+// savekit/savekit.hpp — everything: reflection, JSON, MessagePack, transcoding, Base64.
+// Include only the header you need (savekit/json.hpp, savekit/msgpack.hpp, ...) to
+// compile less.
+#pragma once
+
+#include "savekit/base64.hpp"
+#include "savekit/error.hpp"
+#include "savekit/json.hpp"
+#include "savekit/msgpack.hpp"
+#include "savekit/reflect.hpp"
+#include "savekit/transcode.hpp"
+#include "savekit/version.hpp"
