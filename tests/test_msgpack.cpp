@@ -1,1 +1,230 @@
-int savekit_placeholder;
+// MessagePack codec: golden bytes from the spec, every encoding accepted, both forms,
+// schema evolution.
+#include <savekit/msgpack.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seed_types.hpp"
+
+namespace {
+
+std::vector<std::byte> bytes(std::initializer_list<int> list) {
+  std::vector<std::byte> out;
+  for (int b : list) out.push_back(static_cast<std::byte>(b));
+  return out;
+}
+
+std::vector<std::byte> with_text(std::vector<std::byte> head, std::string_view text) {
+  for (char c : text) head.push_back(static_cast<std::byte>(c));
+  return head;
+}
+
+// Version 1 and version 2 of a save: v2 removed `gold` (key 1) and added `title` (key 3).
+struct HeroV1 {
+  int level = 0;
+  int gold = 0;
+  std::string name;
+  bool operator==(const HeroV1&) const = default;
+};
+
+struct HeroV2 {
+  int level = 0;
+  std::string name;
+  std::string title;
+  static constexpr auto savekit_fields() {
+    return savekit::fields(savekit::field("level", &HeroV2::level).with_key(0),
+                           savekit::field("name", &HeroV2::name).with_key(2),
+                           savekit::field("title", &HeroV2::title).with_key(3));
+  }
+};
+
+constexpr savekit::msgpack_options compact{.form = savekit::msgpack_form::compact};
+
+}  // namespace
+
+TEST(MsgpackGolden, SaveGameCompactIs22Bytes) {
+  // Assembled by hand from the MessagePack spec: fixarray(3) fixstr(9) "Speed Run"
+  // uint16 10000 fixarray(2) [fixarray(2) 100 5] [fixarray(2) uint8 200 20]
+  auto expected = with_text(bytes({0x93, 0xa9}), "Speed Run");
+  for (int b : {0xcd, 0x27, 0x10, 0x92, 0x92, 0x64, 0x05, 0x92, 0xcc, 0xc8, 0x14}) expected.push_back(std::byte(b));
+  auto packed = savekit::to_msgpack(seeds::seed_save_game(), compact);
+  EXPECT_EQ(packed.size(), 22u);
+  EXPECT_EQ(packed, expected);
+}
+
+TEST(MsgpackGolden, SaveGameMapForm) {
+  auto expected = with_text(bytes({0x83, 0xa4}), "Name");
+  expected = with_text(expected, "\xa9Speed Run\xa9HighScore");
+  for (int b : {0xcd, 0x27, 0x10}) expected.push_back(std::byte(b));
+  expected = with_text(expected, "\xa9Inventory\x92\x82\xa2Id\x64\xa8Quantity\x05\x82\xa2Id\xcc\xc8\xa8Quantity\x14");
+  EXPECT_EQ(savekit::to_msgpack(seeds::seed_save_game()), expected);
+}
+
+TEST(MsgpackGolden, StatusCompactIs28Bytes) {
+  auto expected = bytes({0x98, 0x01, 0x00, 0x0a, 0x0a, 0x01, 0x01, 0x01, 0x94, 0xaf});
+  expected = with_text(expected, "ぬののふく");
+  for (int b : {0x00, 0x01, 0x00}) expected.push_back(std::byte(b));
+  auto packed = savekit::to_msgpack(seeds::seed_status(), compact);
+  EXPECT_EQ(packed, expected);
+  auto back = savekit::from_msgpack<seeds::Status>(packed);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, seeds::seed_status());
+}
+
+TEST(MsgpackWrite, SmallestIntegerEncodings) {
+  struct Case {
+    std::int64_t value;
+    std::vector<std::byte> encoded;
+  };
+  const Case cases[] = {
+      {0, bytes({0x00})},
+      {127, bytes({0x7f})},
+      {128, bytes({0xcc, 0x80})},
+      {255, bytes({0xcc, 0xff})},
+      {256, bytes({0xcd, 0x01, 0x00})},
+      {65536, bytes({0xce, 0x00, 0x01, 0x00, 0x00})},
+      {4294967296, bytes({0xcf, 0, 0, 0, 1, 0, 0, 0, 0})},
+      {-1, bytes({0xff})},
+      {-32, bytes({0xe0})},
+      {-33, bytes({0xd0, 0xdf})},
+      {-129, bytes({0xd1, 0xff, 0x7f})},
+      {-32769, bytes({0xd2, 0xff, 0xff, 0x7f, 0xff})},
+      {std::numeric_limits<std::int64_t>::min(), bytes({0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0})},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(savekit::to_msgpack(c.value), c.encoded) << c.value;
+    auto back = savekit::from_msgpack<std::int64_t>(c.encoded);
+    ASSERT_TRUE(back) << c.value;
+    EXPECT_EQ(*back, c.value);
+  }
+}
+
+TEST(MsgpackWrite, StringAndContainerHeaders) {
+  EXPECT_EQ(savekit::to_msgpack(std::string(31, 'a'))[0], std::byte{0xbf});
+  EXPECT_EQ(savekit::to_msgpack(std::string(32, 'a'))[0], std::byte{0xd9});
+  EXPECT_EQ(savekit::to_msgpack(std::string(256, 'a'))[0], std::byte{0xda});
+  EXPECT_EQ(savekit::to_msgpack(std::string(65536, 'a'))[0], std::byte{0xdb});
+  EXPECT_EQ(savekit::to_msgpack(std::vector<int>(15))[0], std::byte{0x9f});
+  EXPECT_EQ(savekit::to_msgpack(std::vector<int>(16))[0], std::byte{0xdc});
+  EXPECT_EQ(savekit::to_msgpack(std::vector<int>(65536))[0], std::byte{0xdd});
+  EXPECT_EQ(savekit::to_msgpack(std::vector<std::byte>(3))[0], std::byte{0xc4});
+  EXPECT_EQ(savekit::to_msgpack(1.5f), bytes({0xca, 0x3f, 0xc0, 0x00, 0x00}));
+  EXPECT_EQ(savekit::to_msgpack(1.5), bytes({0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(MsgpackRead, AcceptsEveryEncodingOfAValue) {
+  // 5 as every integer format.
+  for (auto encoded : {bytes({0x05}), bytes({0xcc, 5}), bytes({0xcd, 0, 5}), bytes({0xce, 0, 0, 0, 5}),
+                       bytes({0xcf, 0, 0, 0, 0, 0, 0, 0, 5}), bytes({0xd0, 5}), bytes({0xd1, 0, 5}),
+                       bytes({0xd2, 0, 0, 0, 5}), bytes({0xd3, 0, 0, 0, 0, 0, 0, 0, 5})}) {
+    auto r = savekit::from_msgpack<std::uint8_t>(encoded);
+    ASSERT_TRUE(r) << r.error().to_string();
+    EXPECT_EQ(*r, 5);
+  }
+  // "ab" as every string and binary format.
+  for (auto encoded : {with_text(bytes({0xa2}), "ab"), with_text(bytes({0xd9, 2}), "ab"),
+                       with_text(bytes({0xda, 0, 2}), "ab"), with_text(bytes({0xdb, 0, 0, 0, 2}), "ab"),
+                       with_text(bytes({0xc4, 2}), "ab"), with_text(bytes({0xc5, 0, 2}), "ab"),
+                       with_text(bytes({0xc6, 0, 0, 0, 2}), "ab")}) {
+    auto r = savekit::from_msgpack<std::string>(encoded);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(*r, "ab");
+  }
+  // [1, 2] as array16 and array32; {"a": 1} as map16 and map32.
+  EXPECT_EQ(*savekit::from_msgpack<std::vector<int>>(bytes({0xdc, 0, 2, 1, 2})), (std::vector<int>{1, 2}));
+  EXPECT_EQ(*savekit::from_msgpack<std::vector<int>>(bytes({0xdd, 0, 0, 0, 2, 1, 2})), (std::vector<int>{1, 2}));
+  using Map = std::map<std::string, int>;
+  EXPECT_EQ(*savekit::from_msgpack<Map>(bytes({0xde, 0, 1, 0xa1, 'a', 1})), (Map{{"a", 1}}));
+  EXPECT_EQ(*savekit::from_msgpack<Map>(bytes({0xdf, 0, 0, 0, 1, 0xa1, 'a', 1})), (Map{{"a", 1}}));
+  // float32 and integers into double.
+  EXPECT_EQ(*savekit::from_msgpack<double>(bytes({0xca, 0x3f, 0xc0, 0x00, 0x00})), 1.5);
+  EXPECT_EQ(*savekit::from_msgpack<double>(bytes({0xd0, 0xfe})), -2.0);
+}
+
+TEST(MsgpackRead, StringsAreByteClean) {
+  std::string every_byte;
+  for (int i = 0; i < 256; ++i) every_byte.push_back(static_cast<char>(i));
+  auto back = savekit::from_msgpack<std::string>(savekit::to_msgpack(every_byte));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, every_byte);
+}
+
+TEST(MsgpackRead, FloatsKeepNanAndInfinity) {
+  auto inf = savekit::from_msgpack<double>(savekit::to_msgpack(std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(*inf, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(*savekit::from_msgpack<float>(savekit::to_msgpack(std::nanf("")))));
+}
+
+TEST(MsgpackRead, EitherFormIntoTheSameStruct) {
+  for (auto form : {savekit::msgpack_form::map, savekit::msgpack_form::compact}) {
+    auto packed = savekit::to_msgpack(seeds::seed_save_game(), {.form = form});
+    seeds::SaveGame loaded;
+    ASSERT_TRUE(savekit::from_msgpack(packed, loaded));
+    EXPECT_EQ(loaded, seeds::seed_save_game());
+  }
+}
+
+TEST(MsgpackSchema, MapFormSurvivesAddedRemovedAndReorderedFields) {
+  HeroV1 old{7, 100, "Ann"};
+  auto packed = savekit::to_msgpack(old);
+  auto upgraded = savekit::from_msgpack<HeroV2>(packed);
+  ASSERT_TRUE(upgraded);
+  EXPECT_EQ(upgraded->level, 7);
+  EXPECT_EQ(upgraded->name, "Ann");
+  EXPECT_EQ(upgraded->title, "");
+  HeroV2 newer{8, "Bo", "Sir"};
+  auto downgraded = savekit::from_msgpack<HeroV1>(savekit::to_msgpack(newer));
+  ASSERT_TRUE(downgraded);
+  EXPECT_EQ(*downgraded, (HeroV1{8, 0, "Bo"}));
+}
+
+TEST(MsgpackSchema, CompactFormKeepsKeysStable) {
+  HeroV2 hero{8, "Bo", "Sir"};
+  auto packed = savekit::to_msgpack(hero, compact);
+  // [8, nil, "Bo", "Sir"]: the removed field's slot stays nil.
+  EXPECT_EQ(packed, with_text(bytes({0x94, 0x08, 0xc0, 0xa2}), "Bo\xa3Sir"));
+  // An old reader sees level and name at their old keys and skips what it does not know.
+  auto old = savekit::from_msgpack<HeroV1>(packed);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(*old, (HeroV1{8, 0, "Bo"}));
+  auto upgraded = savekit::from_msgpack<HeroV2>(savekit::to_msgpack(HeroV1{7, 100, "Ann"}, compact));
+  ASSERT_TRUE(upgraded);
+  EXPECT_EQ(upgraded->level, 7);
+  EXPECT_EQ(upgraded->name, "Ann");
+}
+
+TEST(MsgpackRead, IntoExistingObjectReusesCapacity) {
+  auto packed = savekit::to_msgpack(seeds::seed_save_game());
+  seeds::SaveGame save;
+  save.Name.reserve(64);
+  save.Inventory.reserve(8);
+  const char* name = save.Name.data();
+  const seeds::InventoryItem* items = save.Inventory.data();
+  ASSERT_TRUE(savekit::from_msgpack(packed, save));
+  EXPECT_EQ(save, seeds::seed_save_game());
+  EXPECT_EQ(save.Name.data(), name);
+  EXPECT_EQ(save.Inventory.data(), items);
+
+  std::vector<std::byte> out;
+  out.reserve(256);
+  const std::byte* out_data = out.data();
+  savekit::to_msgpack(save, out);
+  EXPECT_EQ(out, packed);
+  EXPECT_EQ(out.data(), out_data);
+}
+
+TEST(MsgpackRead, DepthLimit) {
+  // {"x": [[[[...: the skipped value nests 100,000 deep.
+  auto packed = with_text(bytes({0x81, 0xa1}), "x");
+  packed.insert(packed.end(), 100000, std::byte{0x91});
+  auto r = savekit::from_msgpack<seeds::InventoryItem>(packed);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), savekit::errc::depth_exceeded);
+}

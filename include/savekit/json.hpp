@@ -340,7 +340,7 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
 template <class Array>
 bool read_json_fixed_array(json_reader& r, Array& array) {
   json_cursor& c = r.cursor;
-  constexpr std::size_t n = std::extent_v<Array> != 0 ? std::extent_v<Array> : std::tuple_size<Array>::value;
+  constexpr std::size_t n = fixed_size<Array>();
   if (*c.p != '[') return json_mismatch(c, "expected an array");
   const char* start = c.p;
   if (!c.enter(c.p)) return false;

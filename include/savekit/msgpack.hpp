@@ -263,11 +263,20 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
     for (std::uint64_t slot = 0; slot < count; ++slot) {
       std::size_t index = find_field_by_key<T>(slot);
       if (!c.more()) return false;
-      if (index == n || *c.p == mp::nil) {
-        if (!c.skip_value()) return false;  // a removed field, or a newer one we do not know
+      if (index == n) {
+        if (!c.skip_value()) return false;  // a removed field's nil, or a newer field we do not know
         continue;
       }
-      bool ok = with_index<n>(index, [&](auto i) { return read_msgpack(c, R::template get<i.value>(value)); });
+      bool ok = with_index<n>(index, [&](auto i) {
+        auto& field = R::template get<i.value>(value);
+        using Field = std::remove_cvref_t<decltype(field)>;
+        // nil in a slot marks a gap (a field another version does not have): a field
+        // that cannot hold nil keeps its value.
+        if constexpr (!is_specialization_v<Field, std::optional> && !is_smart_pointer<Field>) {
+          if (read_msgpack_nil(c)) return true;
+        }
+        return read_msgpack(c, field);
+      });
       if (!ok) {
         c.err.prepend_path(path_key(R::names[index]));
         return false;
@@ -381,7 +390,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     if (length != 0) std::memcpy(value.data(), data, static_cast<std::size_t>(length));
     return true;
   } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
-    constexpr std::size_t n = std::extent_v<T> != 0 ? std::extent_v<T> : std::tuple_size<T>::value;
+    constexpr std::size_t n = fixed_size<T>();
     const unsigned char* start = c.p;
     std::uint64_t count;
     if (!read_msgpack_array_header(c, count, "expected an array")) return false;

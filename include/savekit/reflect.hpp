@@ -124,6 +124,13 @@ concept is_std_array = requires {
   typename T::value_type;
 } && std::is_same_v<T, std::array<typename T::value_type, std::tuple_size<T>::value>>;
 
+// Element count of a C array or std::array.
+template <class T>
+consteval std::size_t fixed_size() {
+  if constexpr (std::is_array_v<T>) return std::extent_v<T>;
+  else return std::tuple_size<T>::value;
+}
+
 template <class T>
 concept is_tuple_like = is_specialization_v<T, std::tuple> || is_specialization_v<T, std::pair>;
 
