@@ -282,3 +282,9 @@ TEST(JsonError, PrinterShowsLineColumnAndCaret) {
             "  \"HighScore\": \"high\"\n"
             "               ^\n");
 }
+
+TEST(JsonRead, ErrorPathNamesEscapedMapKeys) {
+  auto r = savekit::from_json<std::map<std::string, std::map<std::string, int>>>(R"({"k\u0041":{"z\u0042":"x"}})");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().path(), "$.kA.zB");
+}

@@ -49,6 +49,7 @@ class Player {
   Player(std::string name, int hp) : name_(std::move(name)), hp_(hp) {}
   const std::string& name() const { return name_; }
   int hp() const { return hp_; }
+  int cache() const { return cache_; }
 
   static constexpr auto savekit_fields() {
     return savekit::fields(savekit::field("name", &Player::name_), savekit::field("HP", &Player::hp_).with_key(3));
@@ -123,6 +124,7 @@ TEST(Reflect, PrivateMembersRenamedAndSkipped) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->name(), "Bo");
   EXPECT_EQ(back->hp(), 9);
+  EXPECT_EQ(back->cache(), 42);
 }
 
 TEST(Reflect, MetaSpecializationBesideTheType) {

@@ -89,3 +89,10 @@ TEST(Transcode, RefusesWhatJsonCannotHold) {
   EXPECT_EQ(savekit::json_to_msgpack("[1,]").error().code(), savekit::errc::syntax_error);
   EXPECT_EQ(savekit::json_to_msgpack("[1] 2").error().code(), savekit::errc::trailing_data);
 }
+
+TEST(Transcode, ErrorPathNamesEscapedKeys) {
+  // Found by fuzz_json_to_msgpack: the path of an error under escaped keys.
+  auto r = savekit::json_to_msgpack(R"({"k\u0041":{"z\u0042":[1,x]}})");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().path(), "$.kA.zB[1]");
+}

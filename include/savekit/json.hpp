@@ -447,7 +447,7 @@ bool read_json_map(json_reader& r, Map& map) {
     auto [it, inserted] = map.try_emplace(std::move(key));
     if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
     if (!read_json(r, it->second)) {
-      c.err.prepend_path(path_key(text));
+      c.err.prepend_path(path_key(c.key_text_at(key_at)));
       return false;
     }
   }

@@ -232,11 +232,12 @@ struct json_transcoder {
           if (!c.next_element(close, first, more)) return false;
           if (!more) break;
           if (map) {
+            const char* key_at = c.p;
             std::string_view key;
             if (!c.read_member_key(key) || !c.next_token()) return false;
             w.str(key.data(), key.size());
             if (!value()) {
-              c.err.prepend_path(path_key(key));
+              c.err.prepend_path(path_key(c.key_text_at(key_at)));
               return false;
             }
           } else if (!value()) {

@@ -304,6 +304,15 @@ struct json_cursor {
     return true;
   }
 
+  // Re-reads the key that starts at `at` (for error paths: the view read_key returned
+  // may point into key_scratch, which later keys overwrite).
+  std::string key_text_at(const char* at) const {
+    json_cursor again{std::string_view(at, static_cast<std::size_t>(end - at)), max_depth};
+    std::string_view key;
+    if (!again.read_key(key)) return {};
+    return std::string{key};
+  }
+
   // Reads `"key" :` with p at the token before the key.
   bool read_member_key(std::string_view& key) {
     if (*p != '"') return fail(errc::syntax_error, p, "expected a string key");
