@@ -15,9 +15,13 @@ std::string text_of(const std::vector<std::byte>& bytes) {
 }  // namespace
 
 TEST(Base64, Rfc4648Vectors) {
-  const std::pair<std::string_view, std::string_view> vectors[] = {
-      {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},        {"foo", "Zm9v"},
-      {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}};
+  const std::pair<std::string_view, std::string_view> vectors[] = {{"", ""},
+                                                                   {"f", "Zg=="},
+                                                                   {"fo", "Zm8="},
+                                                                   {"foo", "Zm9v"},
+                                                                   {"foob", "Zm9vYg=="},
+                                                                   {"fooba", "Zm9vYmE="},
+                                                                   {"foobar", "Zm9vYmFy"}};
   for (auto [plain, encoded] : vectors) {
     EXPECT_EQ(savekit::base64_encode(plain), encoded);
     auto decoded = savekit::base64_decode(encoded);
@@ -55,10 +59,10 @@ TEST(Base64, StrictDecoding) {
     std::size_t offset;
   };
   const Case cases[] = {
-      {"Zm9v\n", errc::invalid_base64_padding, 5},   // length not a multiple of 4
-      {"Zm 9", errc::invalid_base64_character, 2},   // whitespace is not skipped
-      {"Zm9=Zm9v", errc::invalid_base64_padding, 3}, // padding in the middle
-      {"Z===", errc::invalid_base64_padding, 1},     // one character cannot make a byte
+      {"Zm9v\n", errc::invalid_base64_padding, 5},    // length not a multiple of 4
+      {"Zm 9", errc::invalid_base64_character, 2},    // whitespace is not skipped
+      {"Zm9=Zm9v", errc::invalid_base64_padding, 3},  // padding in the middle
+      {"Z===", errc::invalid_base64_padding, 1},      // one character cannot make a byte
       {"Zh==", errc::invalid_base64_trailing_bits, 1},
       {"Zm9=", errc::invalid_base64_trailing_bits, 2},
       {"Zm8=", errc::ok, 0},

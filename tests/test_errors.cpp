@@ -61,9 +61,9 @@ struct savekit::enum_names<Color> {
   static constexpr std::pair<Color, std::string_view> values[] = {{Color::red, "red"}, {Color::green, "green"}};
 };
 
+using savekit::errc;
 using seeds::InventoryItem;
 using seeds::SaveGame;
-using savekit::errc;
 
 TEST(Errors, UnexpectedEnd) {
   expect_json_error<SaveGame>(R"({"Name":"Spe)", errc::unexpected_end, 12, "$.Name");
@@ -87,7 +87,9 @@ TEST(Errors, InvalidEscape) {
   expect_json_error<std::string>(R"("\ud800x")", errc::invalid_escape, 1, "$");
 }
 
-TEST(Errors, InvalidNumber) { expect_json_error<SaveGame>(R"({"HighScore":01})", errc::invalid_number, 13, "$.HighScore"); }
+TEST(Errors, InvalidNumber) {
+  expect_json_error<SaveGame>(R"({"HighScore":01})", errc::invalid_number, 13, "$.HighScore");
+}
 
 TEST(Errors, NumberOutOfRange) {
   expect_json_error<InventoryItem>(R"({"Id":2147483648})", errc::number_out_of_range, 6, "$.Id");
@@ -104,15 +106,16 @@ TEST(Errors, TypeMismatchWithNestedPath) {
   expect_json_error<SaveGame>(text, errc::type_mismatch, text.find("\"x\""), "$.Inventory[1].Id");
 
   // The same in MessagePack: {"Inventory": [{"Id": 1}, {"Id": "x"}]}
-  auto packed = bytes({0x81, 0xa9, 'I', 'n', 'v', 'e', 'n', 't', 'o', 'r', 'y', 0x92, 0x81, 0xa2, 'I', 'd', 0x01,
-                       0x81, 0xa2, 'I', 'd', 0xa1, 'x'});
+  auto packed = bytes({0x81, 0xa9, 'I', 'n', 'v',  'e',  'n',  't', 'o', 'r',  'y', 0x92,
+                       0x81, 0xa2, 'I', 'd', 0x01, 0x81, 0xa2, 'I', 'd', 0xa1, 'x'});
   auto r = savekit::from_msgpack<SaveGame>(packed);
   ASSERT_FALSE(r);
   expect_error(r.error(), errc::type_mismatch, 21, "$.Inventory[1].Id");
 }
 
 TEST(Errors, UnknownKey) {
-  expect_json_error<InventoryItem>(R"({"Id":1,"Bad":2})", errc::unknown_key, 8, "$.Bad", {.error_on_unknown_keys = true});
+  expect_json_error<InventoryItem>(R"({"Id":1,"Bad":2})", errc::unknown_key, 8, "$.Bad",
+                                   {.error_on_unknown_keys = true});
 }
 
 TEST(Errors, MissingKey) {

@@ -97,7 +97,8 @@ Numbers random_numbers(std::mt19937_64& rng) {
   n.d = static_cast<double>(static_cast<std::int64_t>(rng())) / 3.0;
   for (std::size_t i = rng() % 40; i > 0; --i) n.text.push_back(static_cast<char>(rng()));
   for (std::size_t i = rng() % 20; i > 0; --i) n.list.push_back(static_cast<std::int64_t>(rng()) >> (rng() % 64));
-  for (std::size_t i = rng() % 20; i > 0; --i) n.table["k" + std::to_string(rng() % 1000)] = static_cast<double>(rng() % 1000) / 8;
+  for (std::size_t i = rng() % 20; i > 0; --i)
+    n.table["k" + std::to_string(rng() % 1000)] = static_cast<double>(rng() % 1000) / 8;
   return n;
 }
 
@@ -113,7 +114,8 @@ TEST(Interop, PeerReadsSavekitMapForm) {
 }
 
 TEST(Interop, PeerReadsSavekitCompactForm) {
-  auto peer = peer_read<PeerStatus>(savekit::to_msgpack(seeds::seed_status(), {.form = savekit::msgpack_form::compact}));
+  auto peer =
+      peer_read<PeerStatus>(savekit::to_msgpack(seeds::seed_status(), {.form = savekit::msgpack_form::compact}));
   EXPECT_EQ(peer.hp, 10);
   EXPECT_EQ(peer.equip.name, "ぬののふく");
   EXPECT_EQ(peer.equip.def, 1);

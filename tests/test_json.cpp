@@ -107,7 +107,10 @@ TEST(JsonWrite, EscapesOnlyWhatJsonRequires) {
 }
 
 TEST(JsonWrite, InvalidUtf8BecomesReplacementCharacter) {
-  EXPECT_EQ(savekit::to_json(std::string("a\xFF" "b")), "\"a\xEF\xBF\xBD" "b\"");
+  EXPECT_EQ(savekit::to_json(std::string("a\xFF"
+                                         "b")),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
 }
 
 TEST(JsonWrite, ShortestFloats) {

@@ -129,10 +129,10 @@ TEST(MsgpackRead, AcceptsEveryEncodingOfAValue) {
     EXPECT_EQ(*r, 5);
   }
   // "ab" as every string and binary format.
-  for (auto encoded : {with_text(bytes({0xa2}), "ab"), with_text(bytes({0xd9, 2}), "ab"),
-                       with_text(bytes({0xda, 0, 2}), "ab"), with_text(bytes({0xdb, 0, 0, 0, 2}), "ab"),
-                       with_text(bytes({0xc4, 2}), "ab"), with_text(bytes({0xc5, 0, 2}), "ab"),
-                       with_text(bytes({0xc6, 0, 0, 0, 2}), "ab")}) {
+  for (auto encoded :
+       {with_text(bytes({0xa2}), "ab"), with_text(bytes({0xd9, 2}), "ab"), with_text(bytes({0xda, 0, 2}), "ab"),
+        with_text(bytes({0xdb, 0, 0, 0, 2}), "ab"), with_text(bytes({0xc4, 2}), "ab"),
+        with_text(bytes({0xc5, 0, 2}), "ab"), with_text(bytes({0xc6, 0, 0, 0, 2}), "ab")}) {
     auto r = savekit::from_msgpack<std::string>(encoded);
     ASSERT_TRUE(r);
     EXPECT_EQ(*r, "ab");

@@ -56,10 +56,10 @@ struct Everything {
   friend bool operator==(const Everything& a, const Everything& b) {
     auto same_pointee = [](const auto& x, const auto& y) { return (!x && !y) || (x && y && *x == *y); };
     return a.leaf == b.leaf && a.leaves == b.leaves && a.fixed == b.fixed && a.c_array[0] == b.c_array[0] &&
-           a.c_array[1] == b.c_array[1] && a.by_name == b.by_name && a.by_id == b.by_id &&
-           a.by_number == b.by_number && a.maybe == b.maybe && same_pointee(a.owned, b.owned) &&
-           same_pointee(a.shared, b.shared) && a.either == b.either && a.pair == b.pair && a.tuple == b.tuple &&
-           a.blob == b.blob && a.bits == b.bits && a.nested == b.nested;
+           a.c_array[1] == b.c_array[1] && a.by_name == b.by_name && a.by_id == b.by_id && a.by_number == b.by_number &&
+           a.maybe == b.maybe && same_pointee(a.owned, b.owned) && same_pointee(a.shared, b.shared) &&
+           a.either == b.either && a.pair == b.pair && a.tuple == b.tuple && a.blob == b.blob && a.bits == b.bits &&
+           a.nested == b.nested;
   }
 };
 
@@ -74,10 +74,14 @@ class generator {
   Int integer() {
     // Mix extremes and small values: both are where encodings change.
     switch (size(3)) {
-      case 0: return std::numeric_limits<Int>::min();
-      case 1: return std::numeric_limits<Int>::max();
-      case 2: return static_cast<Int>(static_cast<int>(size(300)) - 150);
-      default: return static_cast<Int>(rng_());
+      case 0:
+        return std::numeric_limits<Int>::min();
+      case 1:
+        return std::numeric_limits<Int>::max();
+      case 2:
+        return static_cast<Int>(static_cast<int>(size(300)) - 150);
+      default:
+        return static_cast<Int>(rng_());
     }
   }
 
@@ -104,7 +108,8 @@ class generator {
         out.push_back(static_cast<char>(rng_()));
         continue;
       }
-      static constexpr std::uint32_t samples[] = {'a', '"', '\\', '\n', 0x01, 0x7f, 0xe9, 0x3042, 0x306c, 0xfffd, 0x1f600, 0x10ffff};
+      static constexpr std::uint32_t samples[] = {'a',  '"',    '\\',   '\n',   0x01,    0x7f,
+                                                  0xe9, 0x3042, 0x306c, 0xfffd, 0x1f600, 0x10ffff};
       std::uint32_t cp = coin() ? samples[size(std::size(samples) - 1)] : static_cast<std::uint32_t>(0x20 + size(0x5e));
       char buffer[4];
       out.append(buffer, static_cast<std::size_t>(savekit::detail::encode_utf8(cp, buffer)));
@@ -139,9 +144,14 @@ class generator {
     if (coin()) e.owned = std::make_unique<Leaf>(leaf());
     if (coin()) e.shared = std::make_shared<std::string>(text());
     switch (size(2)) {
-      case 0: e.either = integer<int>(); break;
-      case 1: e.either = text(); break;
-      default: e.either = leaf();
+      case 0:
+        e.either = integer<int>();
+        break;
+      case 1:
+        e.either = text();
+        break;
+      default:
+        e.either = leaf();
     }
     e.pair = {integer<int>(), text()};
     std::get<0>(e.tuple) = coin();

@@ -30,8 +30,21 @@ std::string round_trip(std::string_view json) {
 
 TEST(Transcode, CanonicalDocumentsRoundTripExactly) {
   const std::string_view documents[] = {
-      "null", "true", "false", "0", "-1", "18446744073709551615", "-9223372036854775808", "1.5", "-0.0",
-      "1e300", "\"\"", "\"ぬののふく\\n\\\"\"", "[]", "{}", "[1,[2,[3,{}]]]",
+      "null",
+      "true",
+      "false",
+      "0",
+      "-1",
+      "18446744073709551615",
+      "-9223372036854775808",
+      "1.5",
+      "-0.0",
+      "1e300",
+      "\"\"",
+      "\"ぬののふく\\n\\\"\"",
+      "[]",
+      "{}",
+      "[1,[2,[3,{}]]]",
       R"({"Name":"Speed Run","HighScore":10000,"Inventory":[{"Id":100,"Quantity":5},{"Id":200,"Quantity":20}]})",
       R"({"a":{"b":{"c":[null,true,false,0.25]}},"":""})"};
   for (std::string_view doc : documents) EXPECT_EQ(round_trip(doc), doc);
@@ -83,7 +96,8 @@ TEST(Transcode, PrettyOutput) {
 }
 
 TEST(Transcode, RefusesWhatJsonCannotHold) {
-  EXPECT_EQ(savekit::msgpack_to_json(savekit::to_msgpack(std::nan(""))).error().code(), savekit::errc::unsupported_type);
+  EXPECT_EQ(savekit::msgpack_to_json(savekit::to_msgpack(std::nan(""))).error().code(),
+            savekit::errc::unsupported_type);
   EXPECT_EQ(savekit::msgpack_to_json(bytes({0x81, 0xc0, 0x01})).error().code(), savekit::errc::unsupported_type);
   EXPECT_EQ(savekit::msgpack_to_json(bytes({0xa1, 0xff})).error().code(), savekit::errc::invalid_utf8);
   EXPECT_EQ(savekit::json_to_msgpack("[1,]").error().code(), savekit::errc::syntax_error);

@@ -28,10 +28,8 @@ enum class base64_alphabet : std::uint8_t {
 
 namespace detail {
 
-inline constexpr char base64_standard_chars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-inline constexpr char base64_url_chars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+inline constexpr char base64_standard_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+inline constexpr char base64_url_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 inline constexpr std::uint8_t base64_invalid = 0xFF;
 
@@ -82,8 +80,8 @@ inline void base64_encode_to(const unsigned char* data, std::size_t n, char* out
 // Decodes text into out (resized to fit). Returns errc::ok or the error and its offset.
 inline errc base64_decode_to(std::string_view text, std::vector<std::byte>& out, base64_alphabet alphabet,
                              std::size_t& error_offset) {
-  const std::uint8_t* table = alphabet == base64_alphabet::standard ? base64_standard_table.values
-                                                                    : base64_url_table.values;
+  const std::uint8_t* table =
+      alphabet == base64_alphabet::standard ? base64_standard_table.values : base64_url_table.values;
   std::size_t n = text.size();
   // Length of the data characters, without padding.
   std::size_t data_length = n;
@@ -148,9 +146,12 @@ inline errc base64_decode_to(std::string_view text, std::vector<std::byte>& out,
 
 inline const char* base64_error_message(errc code) {
   switch (code) {
-    case errc::invalid_base64_character: return "character outside the Base64 alphabet";
-    case errc::invalid_base64_padding: return "missing or misplaced '=' padding";
-    default: return "non-zero bits after the last byte";
+    case errc::invalid_base64_character:
+      return "character outside the Base64 alphabet";
+    case errc::invalid_base64_padding:
+      return "missing or misplaced '=' padding";
+    default:
+      return "non-zero bits after the last byte";
   }
 }
 
@@ -160,8 +161,7 @@ inline const char* base64_error_message(errc code) {
 inline void base64_encode(std::span<const std::byte> bytes, std::string& out,
                           base64_alphabet alphabet = base64_alphabet::standard) {
   out.resize(detail::base64_encoded_size(bytes.size(), alphabet));
-  detail::base64_encode_to(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data(),
-                           alphabet);
+  detail::base64_encode_to(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data(), alphabet);
 }
 
 inline std::string base64_encode(std::span<const std::byte> bytes,
@@ -186,7 +186,7 @@ inline status base64_decode(std::string_view text, std::vector<std::byte>& out,
 }
 
 inline result<std::vector<std::byte>> base64_decode(std::string_view text,
-                                                     base64_alphabet alphabet = base64_alphabet::standard) {
+                                                    base64_alphabet alphabet = base64_alphabet::standard) {
   std::vector<std::byte> out;
   status decoded = base64_decode(text, out, alphabet);
   if (!decoded) return std::move(decoded).error();

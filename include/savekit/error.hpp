@@ -24,56 +24,79 @@ namespace savekit {
 // Every way an operation can fail. The numbers are stable (they appear in tools' output).
 enum class errc : std::uint8_t {
   ok = 0,
-  unexpected_end = 1,       // the input ended in the middle of a value
-  syntax_error = 2,         // a character that cannot start or continue a JSON value here
-  invalid_utf8 = 3,         // a string is not valid UTF-8
-  invalid_escape = 4,       // a bad \ escape or \u sequence (including lone surrogates)
-  invalid_number = 5,       // a malformed number
-  number_out_of_range = 6,  // a number that does not fit the target type
-  not_an_integer = 7,       // a fraction or exponent where an integer is expected
-  type_mismatch = 8,        // a value of another kind than the target expects
-  unknown_key = 9,          // an object key the target does not have (strict mode)
-  missing_key = 10,         // a member absent from the input (strict mode)
-  depth_exceeded = 11,      // nesting deeper than the configured limit
-  trailing_data = 12,       // bytes after the end of the document
-  length_mismatch = 13,     // an array whose length does not match a fixed-size target
-  length_exceeds_input = 14,  // a declared length larger than the remaining input
-  invalid_msgpack = 15,     // a MessagePack byte that is never valid (0xc1)
-  unknown_enum_name = 16,   // an enum name that is not declared
+  unexpected_end = 1,          // the input ended in the middle of a value
+  syntax_error = 2,            // a character that cannot start or continue a JSON value here
+  invalid_utf8 = 3,            // a string is not valid UTF-8
+  invalid_escape = 4,          // a bad \ escape or \u sequence (including lone surrogates)
+  invalid_number = 5,          // a malformed number
+  number_out_of_range = 6,     // a number that does not fit the target type
+  not_an_integer = 7,          // a fraction or exponent where an integer is expected
+  type_mismatch = 8,           // a value of another kind than the target expects
+  unknown_key = 9,             // an object key the target does not have (strict mode)
+  missing_key = 10,            // a member absent from the input (strict mode)
+  depth_exceeded = 11,         // nesting deeper than the configured limit
+  trailing_data = 12,          // bytes after the end of the document
+  length_mismatch = 13,        // an array whose length does not match a fixed-size target
+  length_exceeds_input = 14,   // a declared length larger than the remaining input
+  invalid_msgpack = 15,        // a MessagePack byte that is never valid (0xc1)
+  unknown_enum_name = 16,      // an enum name that is not declared
   unknown_variant_index = 17,  // a variant tag out of range
-  unsupported_type = 18,    // a value with no equivalent in the target format (ext, bad key)
+  unsupported_type = 18,       // a value with no equivalent in the target format (ext, bad key)
   invalid_base64_character = 19,
   invalid_base64_padding = 20,
   invalid_base64_trailing_bits = 21,
-  invalid_value = 22,       // a custom adapter refused the value
+  invalid_value = 22,  // a custom adapter refused the value
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
 constexpr std::string_view to_string(errc code) noexcept {
   switch (code) {
-    case errc::ok: return "ok";
-    case errc::unexpected_end: return "unexpected_end";
-    case errc::syntax_error: return "syntax_error";
-    case errc::invalid_utf8: return "invalid_utf8";
-    case errc::invalid_escape: return "invalid_escape";
-    case errc::invalid_number: return "invalid_number";
-    case errc::number_out_of_range: return "number_out_of_range";
-    case errc::not_an_integer: return "not_an_integer";
-    case errc::type_mismatch: return "type_mismatch";
-    case errc::unknown_key: return "unknown_key";
-    case errc::missing_key: return "missing_key";
-    case errc::depth_exceeded: return "depth_exceeded";
-    case errc::trailing_data: return "trailing_data";
-    case errc::length_mismatch: return "length_mismatch";
-    case errc::length_exceeds_input: return "length_exceeds_input";
-    case errc::invalid_msgpack: return "invalid_msgpack";
-    case errc::unknown_enum_name: return "unknown_enum_name";
-    case errc::unknown_variant_index: return "unknown_variant_index";
-    case errc::unsupported_type: return "unsupported_type";
-    case errc::invalid_base64_character: return "invalid_base64_character";
-    case errc::invalid_base64_padding: return "invalid_base64_padding";
-    case errc::invalid_base64_trailing_bits: return "invalid_base64_trailing_bits";
-    case errc::invalid_value: return "invalid_value";
+    case errc::ok:
+      return "ok";
+    case errc::unexpected_end:
+      return "unexpected_end";
+    case errc::syntax_error:
+      return "syntax_error";
+    case errc::invalid_utf8:
+      return "invalid_utf8";
+    case errc::invalid_escape:
+      return "invalid_escape";
+    case errc::invalid_number:
+      return "invalid_number";
+    case errc::number_out_of_range:
+      return "number_out_of_range";
+    case errc::not_an_integer:
+      return "not_an_integer";
+    case errc::type_mismatch:
+      return "type_mismatch";
+    case errc::unknown_key:
+      return "unknown_key";
+    case errc::missing_key:
+      return "missing_key";
+    case errc::depth_exceeded:
+      return "depth_exceeded";
+    case errc::trailing_data:
+      return "trailing_data";
+    case errc::length_mismatch:
+      return "length_mismatch";
+    case errc::length_exceeds_input:
+      return "length_exceeds_input";
+    case errc::invalid_msgpack:
+      return "invalid_msgpack";
+    case errc::unknown_enum_name:
+      return "unknown_enum_name";
+    case errc::unknown_variant_index:
+      return "unknown_variant_index";
+    case errc::unsupported_type:
+      return "unsupported_type";
+    case errc::invalid_base64_character:
+      return "invalid_base64_character";
+    case errc::invalid_base64_padding:
+      return "invalid_base64_padding";
+    case errc::invalid_base64_trailing_bits:
+      return "invalid_base64_trailing_bits";
+    case errc::invalid_value:
+      return "invalid_value";
   }
   return "unknown";
 }
@@ -136,19 +159,25 @@ class [[nodiscard]] result {
   }
 
   result(const result& other) : has_(other.has_) {
-    if (has_) ::new (&value_) T(other.value_);
-    else ::new (&error_) savekit::error(other.error_);
+    if (has_)
+      ::new (&value_) T(other.value_);
+    else
+      ::new (&error_) savekit::error(other.error_);
   }
   result(result&& other) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(other.has_) {
-    if (has_) ::new (&value_) T(std::move(other.value_));
-    else ::new (&error_) savekit::error(std::move(other.error_));
+    if (has_)
+      ::new (&value_) T(std::move(other.value_));
+    else
+      ::new (&error_) savekit::error(std::move(other.error_));
   }
   result& operator=(const result& other) {
     if (this != &other) {
       destroy();
       has_ = other.has_;
-      if (has_) ::new (&value_) T(other.value_);
-      else ::new (&error_) savekit::error(other.error_);
+      if (has_)
+        ::new (&value_) T(other.value_);
+      else
+        ::new (&error_) savekit::error(other.error_);
     }
     return *this;
   }
@@ -156,8 +185,10 @@ class [[nodiscard]] result {
     if (this != &other) {
       destroy();
       has_ = other.has_;
-      if (has_) ::new (&value_) T(std::move(other.value_));
-      else ::new (&error_) savekit::error(std::move(other.error_));
+      if (has_)
+        ::new (&value_) T(std::move(other.value_));
+      else
+        ::new (&error_) savekit::error(std::move(other.error_));
     }
     return *this;
   }
@@ -166,9 +197,18 @@ class [[nodiscard]] result {
   explicit operator bool() const noexcept { return has_; }
   bool has_value() const noexcept { return has_; }
 
-  T& value() & { check(); return value_; }
-  const T& value() const& { check(); return value_; }
-  T&& value() && { check(); return std::move(value_); }
+  T& value() & {
+    check();
+    return value_;
+  }
+  const T& value() const& {
+    check();
+    return value_;
+  }
+  T&& value() && {
+    check();
+    return std::move(value_);
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
@@ -195,8 +235,10 @@ class [[nodiscard]] result {
     if (!has_) detail::bad_result_access("value() of a failed result");
   }
   void destroy() noexcept {
-    if (has_) value_.~T();
-    else error_.~error();
+    if (has_)
+      value_.~T();
+    else
+      error_.~error();
   }
   union {
     T value_;
@@ -255,9 +297,8 @@ inline std::string format_error(const error& err, std::string_view input) {
   std::size_t shown_end = line_end;
   if (line_end - offset > window) shown_end = offset + window;
 
-  std::string out = std::to_string(line) + ":" + std::to_string(column) + ": " +
-                    std::string{to_string(err.code())} + " at " + err.path() + ": " +
-                    err.message() + "\n";
+  std::string out = std::to_string(line) + ":" + std::to_string(column) + ": " + std::string{to_string(err.code())} +
+                    " at " + err.path() + ": " + err.message() + "\n";
   std::string_view shown = input.substr(shown_start, shown_end - shown_start);
   std::string caret_line;
   for (std::size_t i = 0; i < shown.size(); ++i) {
@@ -283,9 +324,8 @@ inline std::string format_binary_error(const error& err, std::string_view input)
   std::size_t offset = err.offset() < input.size() ? err.offset() : input.size();
   std::size_t start = offset >= 8 ? offset - 8 : 0;
   std::size_t end = start + 16 < input.size() ? start + 16 : input.size();
-  std::string out = "byte " + std::to_string(err.offset()) + ": " +
-                    std::string{to_string(err.code())} + " at " + err.path() + ": " +
-                    err.message() + "\n";
+  std::string out = "byte " + std::to_string(err.offset()) + ": " + std::string{to_string(err.code())} + " at " +
+                    err.path() + ": " + err.message() + "\n";
   std::string caret_line;
   for (std::size_t i = start; i < end; ++i) {
     auto byte = static_cast<unsigned char>(input[i]);

@@ -21,8 +21,8 @@
 // (objects).
 #pragma once
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -81,8 +81,10 @@ struct json_writer {
     newline();
   }
   void colon() {
-    if (options.pretty) out.append(": ", 2);
-    else out.put(':');
+    if (options.pretty)
+      out.append(": ", 2);
+    else
+      out.put(':');
   }
 };
 
@@ -147,7 +149,8 @@ void write_json_struct(json_writer& w, const T& value) {
        write_json(w, R::template get<I>(value));
      }()),
      ...);
-  }(std::make_index_sequence<R::size>{});
+  }
+  (std::make_index_sequence<R::size>{});
   w.close('}', R::size == 0);
 }
 
@@ -156,8 +159,10 @@ void write_json(json_writer& w, const T& value) {
   if constexpr (has_adapter<T>) {
     write_json(w, adapter<T>::to_wire(value));
   } else if constexpr (std::is_same_v<T, bool>) {
-    if (value) w.out.append_literal("true");
-    else w.out.append_literal("false");
+    if (value)
+      w.out.append_literal("true");
+    else
+      w.out.append_literal("false");
   } else if constexpr (std::is_enum_v<T>) {
     if constexpr (has_enum_names<T>) {
       std::string_view name = enum_to_name(value);
@@ -184,8 +189,10 @@ void write_json(json_writer& w, const T& value) {
   } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
     write_json_array(w, value);
   } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
-    if (value) write_json(w, *value);
-    else w.out.append_literal("null");
+    if (value)
+      write_json(w, *value);
+    else
+      w.out.append_literal("null");
   } else if constexpr (is_specialization_v<T, std::variant>) {
     w.open('[');
     w.separator(true);
@@ -234,8 +241,8 @@ bool read_json(json_reader& r, T& value);
 // The input holds a value of another kind than the target wants.
 inline bool json_mismatch(json_cursor& c, const char* expected) {
   char first = *c.p;
-  bool starts_value = first == '"' || first == '{' || first == '[' || first == 't' || first == 'f' ||
-                      first == 'n' || first == '-' || (first >= '0' && first <= '9');
+  bool starts_value = first == '"' || first == '{' || first == '[' || first == 't' || first == 'f' || first == 'n' ||
+                      first == '-' || (first >= '0' && first <= '9');
   if (!starts_value) return c.fail(errc::syntax_error, c.p, "expected a value");
   return c.fail(errc::type_mismatch, c.p, expected);
 }
@@ -280,8 +287,10 @@ bool read_json_integer(json_cursor& c, Int& value) {
     if (magnitude > limit) return c.fail(errc::number_out_of_range, start, "integer out of range");
     value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
   } else {
-    if (negative && magnitude != 0) return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
-    if (magnitude > std::numeric_limits<Int>::max()) return c.fail(errc::number_out_of_range, start, "integer out of range");
+    if (negative && magnitude != 0)
+      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
+    if (magnitude > std::numeric_limits<Int>::max())
+      return c.fail(errc::number_out_of_range, start, "integer out of range");
     value = static_cast<Int>(magnitude);
   }
   return true;
@@ -318,8 +327,10 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
     if constexpr (std::is_same_v<typename Sequence::value_type, bool>) {
       bool element = false;  // std::vector<bool> has no bool& to read into
       ok = read_json(r, element);
-      if (count < sequence.size()) sequence[count] = element;
-      else sequence.push_back(element);
+      if (count < sequence.size())
+        sequence[count] = element;
+      else
+        sequence.push_back(element);
     } else {
       // Reuse existing elements (and their capacity) before growing.
       if (count == sequence.size()) sequence.emplace_back();
@@ -513,7 +524,8 @@ bool read_json(json_reader& r, T& value) {
     if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
       adapter<T>::from_wire(wire, value);
     } else {
-      if (!adapter<T>::from_wire(wire, value)) return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
+      if (!adapter<T>::from_wire(wire, value))
+        return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
     }
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -575,8 +587,10 @@ bool read_json(json_reader& r, T& value) {
     }
     using Element = typename T::element_type;
     if (!value) {
-      if constexpr (is_specialization_v<T, std::unique_ptr>) value = std::make_unique<Element>();
-      else value = std::make_shared<Element>();
+      if constexpr (is_specialization_v<T, std::unique_ptr>)
+        value = std::make_unique<Element>();
+      else
+        value = std::make_shared<Element>();
     }
     return read_json(r, *value);
   } else if constexpr (is_specialization_v<T, std::variant>) {

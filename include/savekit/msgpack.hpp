@@ -81,7 +81,8 @@ template <class T>
 inline constexpr auto compact_slots = [] {
   std::array<int, compact_length<T>()> slots{};
   for (auto& s : slots) s = -1;
-  for (std::size_t i = 0; i < reflection<T>::size; ++i) slots[static_cast<std::size_t>(reflection<T>::keys[i])] = int(i);
+  for (std::size_t i = 0; i < reflection<T>::size; ++i)
+    slots[static_cast<std::size_t>(reflection<T>::keys[i])] = int(i);
   return slots;
 }();
 
@@ -94,7 +95,8 @@ void write_msgpack_struct(msgpack_typed_writer& w, const T& value) {
       ((w.wire.out.append(msgpack_key<T, I>::bytes.data(), msgpack_key<T, I>::size),
         write_msgpack(w, R::template get<I>(value))),
        ...);
-    }(std::make_index_sequence<R::size>{});
+    }
+    (std::make_index_sequence<R::size>{});
   } else {
     constexpr auto& slots = compact_slots<T>;
     w.wire.array_header(slots.size());
@@ -102,7 +104,8 @@ void write_msgpack_struct(msgpack_typed_writer& w, const T& value) {
       ((slots[S] < 0 ? w.wire.byte(mp::nil)
                      : write_msgpack(w, R::template get<static_cast<std::size_t>(slots[S] < 0 ? 0 : slots[S])>(value))),
        ...);
-    }(std::make_index_sequence<slots.size()>{});
+    }
+    (std::make_index_sequence<slots.size()>{});
   }
 }
 
@@ -132,8 +135,10 @@ void write_msgpack(msgpack_typed_writer& w, const T& value) {
     w.wire.array_header(std::size(value));
     for (const auto& element : value) write_msgpack(w, element);
   } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
-    if (value) write_msgpack(w, *value);
-    else w.wire.byte(mp::nil);
+    if (value)
+      write_msgpack(w, *value);
+    else
+      w.wire.byte(mp::nil);
   } else if constexpr (is_specialization_v<T, std::variant>) {
     w.wire.array_header(2);
     w.wire.unsigned_integer(value.index());
@@ -331,8 +336,10 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
     auto [it, inserted] = map.try_emplace(std::move(key));
     if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
     if (!read_msgpack(c, it->second)) {
-      if constexpr (std::is_same_v<Key, std::string>) c.err.prepend_path(path_key(it->first));
-      else c.err.prepend_path("[" + std::to_string(it->first) + "]");
+      if constexpr (std::is_same_v<Key, std::string>)
+        c.err.prepend_path(path_key(it->first));
+      else
+        c.err.prepend_path("[" + std::to_string(it->first) + "]");
       return false;
     }
   }
@@ -350,7 +357,8 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
       adapter<T>::from_wire(wire, value);
     } else {
-      if (!adapter<T>::from_wire(wire, value)) return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
+      if (!adapter<T>::from_wire(wire, value))
+        return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
     }
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -385,7 +393,9 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     std::uint64_t length;
     char kind;
     if (!c.string_or_binary(data, length, kind))
-      return kind != 0 ? false : msgpack_mismatch(c, std::is_same_v<T, std::string> ? "expected a string" : "expected binary data");
+      return kind != 0
+                 ? false
+                 : msgpack_mismatch(c, std::is_same_v<T, std::string> ? "expected a string" : "expected binary data");
     value.resize(static_cast<std::size_t>(length));
     if (length != 0) std::memcpy(value.data(), data, static_cast<std::size_t>(length));
     return true;
@@ -434,8 +444,10 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     }
     using Element = typename T::element_type;
     if (!value) {
-      if constexpr (is_specialization_v<T, std::unique_ptr>) value = std::make_unique<Element>();
-      else value = std::make_shared<Element>();
+      if constexpr (is_specialization_v<T, std::unique_ptr>)
+        value = std::make_unique<Element>();
+      else
+        value = std::make_shared<Element>();
     }
     return read_msgpack(c, *value);
   } else if constexpr (is_specialization_v<T, std::variant>) {
@@ -472,7 +484,8 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
       bool all = ((read_msgpack(c, std::get<I>(value)) || (failed = I, false)) && ...);
       if (!all) c.err.prepend_path(path_index(failed));
       return all;
-    }(std::make_index_sequence<n>{});
+    }
+    (std::make_index_sequence<n>{});
     if (!ok) return false;
     c.leave();
     return true;
@@ -495,7 +508,8 @@ inline std::span<const std::byte> as_byte_span(std::string_view text) {
 // Writes value as MessagePack into out, replacing its content and reusing its capacity.
 template <class T>
 void to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
-  detail::msgpack_typed_writer writer{detail::msgpack_writer{detail::output<std::vector<std::byte>>{out}}, options.form};
+  detail::msgpack_typed_writer writer{detail::msgpack_writer{detail::output<std::vector<std::byte>>{out}},
+                                      options.form};
   detail::write_msgpack(writer, value);
   writer.wire.out.finish();
 }

@@ -107,28 +107,39 @@ template <template <class...> class Template, class... Args>
 inline constexpr bool is_specialization_v<Template<Args...>, Template> = true;
 
 template <class T>
-concept has_adapter = requires { typename adapter<T>::wire_type; };
+concept has_adapter = requires {
+  typename adapter<T>::wire_type;
+};
 
 template <class E>
-concept has_enum_names = std::is_enum_v<E> && requires { enum_names<E>::values; };
+concept has_enum_names = std::is_enum_v<E> && requires {
+  enum_names<E>::values;
+};
 
 template <class T>
-concept has_member_fields = requires { T::savekit_fields(); };
+concept has_member_fields = requires {
+  T::savekit_fields();
+};
 
 template <class T>
-concept has_meta_fields = requires { meta<T>::fields(); };
+concept has_meta_fields = requires {
+  meta<T>::fields();
+};
 
 template <class T>
 concept is_std_array = requires {
   std::tuple_size<T>::value;
   typename T::value_type;
-} && std::is_same_v<T, std::array<typename T::value_type, std::tuple_size<T>::value>>;
+}
+&&std::is_same_v<T, std::array<typename T::value_type, std::tuple_size<T>::value>>;
 
 // Element count of a C array or std::array.
 template <class T>
 consteval std::size_t fixed_size() {
-  if constexpr (std::is_array_v<T>) return std::extent_v<T>;
-  else return std::tuple_size<T>::value;
+  if constexpr (std::is_array_v<T>)
+    return std::extent_v<T>;
+  else
+    return std::tuple_size<T>::value;
 }
 
 template <class T>
@@ -141,7 +152,7 @@ template <class T>
 concept is_byte_vector = std::is_same_v<T, std::vector<std::byte>>;
 
 template <class T>
-concept is_sequence = !is_string<T> && !is_byte_vector<T> && requires(T& c) {
+concept is_sequence = !is_string<T> && !is_byte_vector<T> && requires(T & c) {
   typename T::value_type;
   c.push_back(std::declval<typename T::value_type>());
   c.resize(std::size_t{});
@@ -157,15 +168,13 @@ concept is_map = requires(T& m) {
 };
 
 template <class T>
-concept is_smart_pointer =
-    is_specialization_v<T, std::unique_ptr> || is_specialization_v<T, std::shared_ptr>;
+concept is_smart_pointer = is_specialization_v<T, std::unique_ptr> || is_specialization_v<T, std::shared_ptr>;
 
 // Converts to any field type (raw pointers excepted, so that smart pointers' constructors
 // are not ambiguous). Used only in unevaluated probes.
 struct any_field {
   template <class U>
-    requires(!std::is_pointer_v<U> && !std::is_null_pointer_v<U>)
-  operator U() const;
+  requires(!std::is_pointer_v<U> && !std::is_null_pointer_v<U>) operator U() const;
 };
 
 // Counts an aggregate's fields: the largest N for which T{{any}, {any}, ...} compiles.
@@ -266,19 +275,23 @@ template <class T>
 struct reflection;
 
 template <class T>
-  requires is_declared<T>
+requires is_declared<T>
 struct reflection<T> {
   static constexpr auto list = [] {
-    if constexpr (has_member_fields<T>) return T::savekit_fields();
-    else return meta<T>::fields();
+    if constexpr (has_member_fields<T>)
+      return T::savekit_fields();
+    else
+      return meta<T>::fields();
   }();
   static constexpr std::size_t size = std::tuple_size_v<decltype(list)>;
   static constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::string_view, size>{std::get<I>(list).name...};
-  }(std::make_index_sequence<size>{});
+  }
+  (std::make_index_sequence<size>{});
   static constexpr auto keys = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<int, size>{(std::get<I>(list).key < 0 ? int(I) : std::get<I>(list).key)...};
-  }(std::make_index_sequence<size>{});
+  }
+  (std::make_index_sequence<size>{});
 
   template <std::size_t I>
   static constexpr auto& get(T& object) {
@@ -291,20 +304,23 @@ struct reflection<T> {
 };
 
 template <class T>
-  requires is_reflected_aggregate<T>
+requires is_reflected_aggregate<T>
 struct reflection<T> {
   static constexpr std::size_t size = count_aggregate_fields<T>();
   static_assert(size <= max_reflected_fields, "too many fields to reflect; declare the type with savekit::meta");
   static constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<std::string_view, size>{aggregate_field_name<T, size, I>()...};
-  }(std::make_index_sequence<size>{});
+  }
+  (std::make_index_sequence<size>{});
   static constexpr auto keys = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<int, size>{int(I)...};
-  }(std::make_index_sequence<size>{});
+  }
+  (std::make_index_sequence<size>{});
 
   template <std::size_t I, class Object>
   static constexpr auto& get(Object& object) {
-    return visit_members<size>(object, [](auto&... member) -> auto& { return std::get<I>(std::tie(member...)); });
+    return visit_members<size>(
+        object, [](auto&... member) -> auto& { return std::get<I>(std::tie(member...)); });
   }
 };
 
@@ -347,7 +363,8 @@ constexpr bool with_index(std::size_t index, F&& f) {
     bool ok = false;
     (void)((index == I && (ok = f(std::integral_constant<std::size_t, I>{}), true)) || ...);
     return ok;
-  }(std::make_index_sequence<N>{});
+  }
+  (std::make_index_sequence<N>{});
 }
 
 // Index of the field called key, trying hint (where the next field usually is) first; size if none.
@@ -392,15 +409,11 @@ constexpr bool enum_from_name(std::string_view name, E& value) {
 
 // The field names savekit sees for T, in declaration order (handy in tests and tools).
 template <class T>
-  requires detail::is_reflected<T>
-constexpr const auto& field_names() {
-  return detail::reflection<T>::names;
-}
+requires detail::is_reflected<T>
+constexpr const auto& field_names() { return detail::reflection<T>::names; }
 
 template <class T>
-  requires detail::is_reflected<T>
-constexpr std::size_t field_count() {
-  return detail::reflection<T>::size;
-}
+requires detail::is_reflected<T>
+constexpr std::size_t field_count() { return detail::reflection<T>::size; }
 
 }  // namespace savekit

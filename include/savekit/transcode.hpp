@@ -78,9 +78,12 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
   std::uint8_t b = *c.p;
   if (b == mp::nil || b == mp::true_ || b == mp::false_) {
     ++c.p;
-    if (b == mp::nil) w.out.append_literal("null");
-    else if (b == mp::true_) w.out.append_literal("true");
-    else w.out.append_literal("false");
+    if (b == mp::nil)
+      w.out.append_literal("null");
+    else if (b == mp::true_)
+      w.out.append_literal("true");
+    else
+      w.out.append_literal("false");
     return true;
   }
   if (b == mp::never_used) return c.fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
@@ -190,8 +193,10 @@ struct json_transcoder {
         magnitude = magnitude * 10 + digit;
       }
       if (fits && (!negative || magnitude <= std::uint64_t{1} << 63)) {
-        if (negative) w.signed_integer(static_cast<std::int64_t>(0 - magnitude));
-        else w.unsigned_integer(magnitude);
+        if (negative)
+          w.signed_integer(static_cast<std::int64_t>(0 - magnitude));
+        else
+          w.unsigned_integer(magnitude);
         return true;
       }
     }

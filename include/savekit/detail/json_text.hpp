@@ -72,13 +72,27 @@ void write_json_string(output<Container>& out, const char* s, std::size_t n) {
     if (kind == 1) {
       dst[written++] = '\\';
       switch (c) {
-        case '"': dst[written++] = '"'; break;
-        case '\\': dst[written++] = '\\'; break;
-        case '\n': dst[written++] = 'n'; break;
-        case '\r': dst[written++] = 'r'; break;
-        case '\t': dst[written++] = 't'; break;
-        case '\b': dst[written++] = 'b'; break;
-        case '\f': dst[written++] = 'f'; break;
+        case '"':
+          dst[written++] = '"';
+          break;
+        case '\\':
+          dst[written++] = '\\';
+          break;
+        case '\n':
+          dst[written++] = 'n';
+          break;
+        case '\r':
+          dst[written++] = 'r';
+          break;
+        case '\t':
+          dst[written++] = 't';
+          break;
+        case '\b':
+          dst[written++] = 'b';
+          break;
+        case '\f':
+          dst[written++] = 'f';
+          break;
         default:
           std::memcpy(dst + written, "u00", 3);
           dst[written + 3] = "0123456789abcdef"[c >> 4];
@@ -219,16 +233,34 @@ struct json_cursor {
     char c = *p++;
     char simple = 0;
     switch (c) {
-      case '"': simple = '"'; break;
-      case '\\': simple = '\\'; break;
-      case '/': simple = '/'; break;
-      case 'b': simple = '\b'; break;
-      case 'f': simple = '\f'; break;
-      case 'n': simple = '\n'; break;
-      case 'r': simple = '\r'; break;
-      case 't': simple = '\t'; break;
-      case 'u': break;
-      default: return fail(errc::invalid_escape, at, "invalid escape");
+      case '"':
+        simple = '"';
+        break;
+      case '\\':
+        simple = '\\';
+        break;
+      case '/':
+        simple = '/';
+        break;
+      case 'b':
+        simple = '\b';
+        break;
+      case 'f':
+        simple = '\f';
+        break;
+      case 'n':
+        simple = '\n';
+        break;
+      case 'r':
+        simple = '\r';
+        break;
+      case 't':
+        simple = '\t';
+        break;
+      case 'u':
+        break;
+      default:
+        return fail(errc::invalid_escape, at, "invalid escape");
     }
     if (simple != 0) {
       if (out) out->push_back(simple);
@@ -383,9 +415,12 @@ struct json_cursor {
         leave();
         return true;
       }
-      case 't': return literal("true", 4);
-      case 'f': return literal("false", 5);
-      case 'n': return literal("null", 4);
+      case 't':
+        return literal("true", 4);
+      case 'f':
+        return literal("false", 5);
+      case 'n':
+        return literal("null", 4);
       default: {
         if (*p != '-' && (*p < '0' || *p > '9')) return fail(errc::syntax_error, p, "expected a value");
         bool integral;
@@ -406,8 +441,7 @@ struct json_cursor {
 inline std::string path_key(std::string_view key) {
   bool identifier = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
   for (char c : key)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-      identifier = false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) identifier = false;
   if (identifier) return "." + std::string{key};
   std::string segment = "[\"";
   for (char c : key) {

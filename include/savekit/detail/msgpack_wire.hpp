@@ -57,27 +57,39 @@ struct msgpack_writer {
   }
 
   void unsigned_integer(std::uint64_t v) {
-    if (v < 128) byte(static_cast<std::uint8_t>(v));
-    else if (v <= 0xFF) marked(mp::uint8, v, 1);
-    else if (v <= 0xFFFF) marked(mp::uint16, v, 2);
-    else if (v <= 0xFFFFFFFF) marked(mp::uint32, v, 4);
-    else marked(mp::uint64, v, 8);
+    if (v < 128)
+      byte(static_cast<std::uint8_t>(v));
+    else if (v <= 0xFF)
+      marked(mp::uint8, v, 1);
+    else if (v <= 0xFFFF)
+      marked(mp::uint16, v, 2);
+    else if (v <= 0xFFFFFFFF)
+      marked(mp::uint32, v, 4);
+    else
+      marked(mp::uint64, v, 8);
   }
 
   void signed_integer(std::int64_t v) {
     if (v >= 0) return unsigned_integer(static_cast<std::uint64_t>(v));
     auto bits = static_cast<std::uint64_t>(v);
-    if (v >= -32) byte(static_cast<std::uint8_t>(bits));
-    else if (v >= -128) marked(mp::int8, bits & 0xFF, 1);
-    else if (v >= -32768) marked(mp::int16, bits & 0xFFFF, 2);
-    else if (v >= -2147483648LL) marked(mp::int32, bits & 0xFFFFFFFF, 4);
-    else marked(mp::int64, bits, 8);
+    if (v >= -32)
+      byte(static_cast<std::uint8_t>(bits));
+    else if (v >= -128)
+      marked(mp::int8, bits & 0xFF, 1);
+    else if (v >= -32768)
+      marked(mp::int16, bits & 0xFFFF, 2);
+    else if (v >= -2147483648LL)
+      marked(mp::int32, bits & 0xFFFFFFFF, 4);
+    else
+      marked(mp::int64, bits, 8);
   }
 
   template <class Int>
   void integer(Int v) {
-    if constexpr (std::is_signed_v<Int>) signed_integer(v);
-    else unsigned_integer(v);
+    if constexpr (std::is_signed_v<Int>)
+      signed_integer(v);
+    else
+      unsigned_integer(v);
   }
 
   void float32(float v) {
@@ -92,25 +104,38 @@ struct msgpack_writer {
   }
 
   void str_header(std::size_t n) {
-    if (n < 32) byte(static_cast<std::uint8_t>(0xa0 | n));
-    else if (n <= 0xFF) marked(mp::str8, n, 1);
-    else if (n <= 0xFFFF) marked(mp::str16, n, 2);
-    else marked(mp::str32, n, 4);
+    if (n < 32)
+      byte(static_cast<std::uint8_t>(0xa0 | n));
+    else if (n <= 0xFF)
+      marked(mp::str8, n, 1);
+    else if (n <= 0xFFFF)
+      marked(mp::str16, n, 2);
+    else
+      marked(mp::str32, n, 4);
   }
   void bin_header(std::size_t n) {
-    if (n <= 0xFF) marked(mp::bin8, n, 1);
-    else if (n <= 0xFFFF) marked(mp::bin16, n, 2);
-    else marked(mp::bin32, n, 4);
+    if (n <= 0xFF)
+      marked(mp::bin8, n, 1);
+    else if (n <= 0xFFFF)
+      marked(mp::bin16, n, 2);
+    else
+      marked(mp::bin32, n, 4);
   }
   void array_header(std::size_t n) {
-    if (n < 16) byte(static_cast<std::uint8_t>(0x90 | n));
-    else if (n <= 0xFFFF) marked(mp::array16, n, 2);
-    else marked(mp::array32, n, 4);
+    if (n < 16)
+      byte(static_cast<std::uint8_t>(0x90 | n));
+    else if (n <= 0xFFFF)
+      marked(mp::array16, n, 2);
+    else
+      marked(mp::array32, n, 4);
   }
   void map_header(std::size_t n) {
-    if (n < 16) byte(static_cast<std::uint8_t>(0x80 | n));
-    else if (n <= 0xFFFF) marked(mp::map16, n, 2);
-    else marked(mp::map32, n, 4);
+    if (n < 16)
+      byte(static_cast<std::uint8_t>(0x80 | n));
+    else if (n <= 0xFFFF)
+      marked(mp::map16, n, 2);
+    else
+      marked(mp::map32, n, 4);
   }
 
   void str(const char* s, std::size_t n) {
@@ -188,15 +213,25 @@ struct msgpack_cursor {
       return true;
     };
     switch (b) {
-      case mp::uint8: return field(1, v);
-      case mp::uint16: return field(2, v);
-      case mp::uint32: return field(4, v);
-      case mp::uint64: return field(8, v);
-      case mp::int8: return sign_extend(1);
-      case mp::int16: return sign_extend(2);
-      case mp::int32: return sign_extend(4);
-      case mp::int64: return sign_extend(8);
-      default: is_integer = false; return false;
+      case mp::uint8:
+        return field(1, v);
+      case mp::uint16:
+        return field(2, v);
+      case mp::uint32:
+        return field(4, v);
+      case mp::uint64:
+        return field(8, v);
+      case mp::int8:
+        return sign_extend(1);
+      case mp::int16:
+        return sign_extend(2);
+      case mp::int32:
+        return sign_extend(4);
+      case mp::int64:
+        return sign_extend(8);
+      default:
+        is_integer = false;
+        return false;
     }
   }
 
@@ -224,13 +259,26 @@ struct msgpack_cursor {
       return true;
     }
     switch (b) {
-      case mp::str8: kind = 's'; return payload(1, length, data);
-      case mp::str16: kind = 's'; return payload(2, length, data);
-      case mp::str32: kind = 's'; return payload(4, length, data);
-      case mp::bin8: kind = 'b'; return payload(1, length, data);
-      case mp::bin16: kind = 'b'; return payload(2, length, data);
-      case mp::bin32: kind = 'b'; return payload(4, length, data);
-      default: return false;
+      case mp::str8:
+        kind = 's';
+        return payload(1, length, data);
+      case mp::str16:
+        kind = 's';
+        return payload(2, length, data);
+      case mp::str32:
+        kind = 's';
+        return payload(4, length, data);
+      case mp::bin8:
+        kind = 'b';
+        return payload(1, length, data);
+      case mp::bin16:
+        kind = 'b';
+        return payload(2, length, data);
+      case mp::bin32:
+        kind = 'b';
+        return payload(4, length, data);
+      default:
+        return false;
     }
   }
 
@@ -292,7 +340,8 @@ struct msgpack_cursor {
     if (b == mp::ext8 || b == mp::ext16 || b == mp::ext32) {
       int length_bytes = b == mp::ext8 ? 1 : b == mp::ext16 ? 2 : 4;
       if (!field(length_bytes, v)) return false;
-      if (remaining() < 1 || v > remaining() - 1) return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
+      if (remaining() < 1 || v > remaining() - 1)
+        return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
       p += 1 + v;
       return true;
     }

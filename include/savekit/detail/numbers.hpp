@@ -4,8 +4,8 @@
 // no floating-point to_chars/from_chars.
 #pragma once
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 

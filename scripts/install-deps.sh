@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what savekit's build, tests and tools need, from Debian 12's archive.
+set -euo pipefail
+packages=(
+  cmake ninja-build g++ clang libclang-rt-14-dev clang-format  # toolchains, libFuzzer, sanitizers
+  libgtest-dev libgmock-dev libbenchmark-dev                     # tests and benchmarks
+  libfast-float-dev libdragonbox-dev                             # savekit's header-only dependencies
+  libmsgpack-cxx-dev                                             # interoperability peer
+  emscripten nodejs                                              # WebAssembly build check
+  python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

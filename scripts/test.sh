@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test savekit has, as CI does, on a fresh Debian 12 machine:
+#   g++ with warnings as errors; clang with ASan+UBSan plus the libFuzzer targets;
+#   g++ with -fno-exceptions; an em++ (WebAssembly) build of the examples run under node;
+#   and the .clang-format check.
+# Usage: scripts/test.sh [dev|sanitize|no-exceptions|wasm|format]...   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+jobs=${JOBS:-2}
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(format dev sanitize no-exceptions wasm)
+
+run_preset() {
+  echo "=== $1"
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs"
+  ctest --preset "$1" -j "$jobs"
+}
+
+for step in "${steps[@]}"; do
+  case "$step" in
+    format)
+      echo "=== clang-format"
+      git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror
+      ;;
+    dev | sanitize | no-exceptions) run_preset "$step" ;;
+    wasm)
+      echo "=== em++ (WebAssembly) build of the examples, run under node"
+      export NODE_PATH=/usr/share/nodejs
+      emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAVEKIT_BUILD_TESTS=OFF \
+        "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
+      cmake --build build/wasm -j "$jobs"
+      ctest --test-dir build/wasm --output-on-failure -R '^example_'
+      ;;
+    *) echo "unknown step: $step" >&2; exit 2 ;;
+  esac
+done
+echo "all test steps passed: ${steps[*]}"
