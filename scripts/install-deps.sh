@@ -5,7 +5,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format  # toolchains, libFuzzer, sanitizers
   libgtest-dev libgmock-dev libbenchmark-dev                     # tests and benchmarks
   libfast-float-dev libdragonbox-dev                             # savekit's header-only dependencies
-  libmsgpack-cxx-dev                                             # interoperability peer
+  libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
   emscripten nodejs                                              # WebAssembly build check
   python3
 )

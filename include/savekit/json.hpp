@@ -249,34 +249,37 @@ inline bool json_mismatch(json_cursor& c, const char* expected) {
 
 template <class Int>
 bool read_json_integer(json_cursor& c, Int& value) {
+  // Works on local copies of the cursor: stores through char pointers could alias it.
   const char* start = c.p;
-  bool negative = *c.p == '-';
-  if (negative) {
-    if (++c.p == c.end) return c.fail_end();
-  }
-  if (*c.p < '0' || *c.p > '9') {
+  const char* p = start;
+  const char* end = c.end;
+  bool negative = *p == '-';
+  if (negative && ++p == end) return c.fail_end();
+  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q) - '0'); };
+  if (digit_at(p) >= 10) {
     if (negative) return c.fail(errc::invalid_number, start, "invalid number");
     return json_mismatch(c, "expected an integer");
   }
   std::uint64_t magnitude = 0;
-  if (*c.p == '0') {
-    ++c.p;
-    if (c.p < c.end && *c.p >= '0' && *c.p <= '9') return c.fail(errc::invalid_number, start, "leading zero in number");
+  if (*p == '0') {
+    ++p;
+    if (p < end && digit_at(p) < 10) return c.fail(errc::invalid_number, start, "leading zero in number");
   } else {
-    while (c.p < c.end && *c.p >= '0' && *c.p <= '9') {
-      auto digit = static_cast<std::uint64_t>(*c.p - '0');
-      if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
-        c.p = start;
+    // 19 digits always fit in 64 bits; only longer numbers need overflow checks.
+    const char* fast_end = end - p > 19 ? p + 19 : end;
+    do {
+      magnitude = magnitude * 10 + digit_at(p);
+      ++p;
+    } while (p < fast_end && digit_at(p) < 10);
+    for (; p < end && digit_at(p) < 10; ++p) {
+      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) || __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
         bool integral;
         if (!c.scan_number(integral)) return false;
         return c.fail(errc::number_out_of_range, start, "integer out of range");
       }
-      magnitude = magnitude * 10 + digit;
-      ++c.p;
     }
   }
-  if (c.p < c.end && (*c.p == '.' || *c.p == 'e' || *c.p == 'E')) {
-    c.p = start;
+  if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
     bool integral;
     if (!c.scan_number(integral)) return false;
     return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
@@ -293,6 +296,7 @@ bool read_json_integer(json_cursor& c, Int& value) {
       return c.fail(errc::number_out_of_range, start, "integer out of range");
     value = static_cast<Int>(magnitude);
   }
+  c.p = p;
   return true;
 }
 
@@ -480,21 +484,40 @@ bool read_json_struct(json_reader& r, T& value) {
   for (bool first = true;; first = false) {
     if (!c.next_element('}', first, more)) return false;
     if (!more) break;
-    const char* key_at = c.p;
-    std::string_view key;
-    if (!c.read_member_key(key) || !c.next_token()) return false;
-    std::size_t index = find_field<T>(key, hint);
-    if (index == n) {
-      if (r.options.error_on_unknown_keys) {
-        c.fail(errc::unknown_key, key_at, "unknown key");
-        c.err.prepend_path(path_key(key));
-        return false;
-      }
-      if (!c.skip_value()) return false;
-      continue;
+    // Fast path: the key is the one expected next (fields usually arrive in declaration
+    // order) and matches its compile-time name byte for byte; then the value is read
+    // in the same dispatch.
+    int outcome = -1;  // -1: not the expected key; 0: failed; 1: read
+    if (hint < n) {
+      with_index<n>(hint, [&](auto i) {
+        constexpr std::string_view name = R::names[i.value];
+        if (static_cast<std::size_t>(c.end - c.p) > name.size() + 1 && c.p[name.size() + 1] == '"' &&
+            c.p[0] == '"' && std::memcmp(c.p + 1, name.data(), name.size()) == 0) {
+          c.p += name.size() + 2;
+          outcome = c.expect(':', "expected ':' after key") && c.next_token() &&
+                    read_json(r, R::template get<i.value>(value));
+        }
+        return true;
+      });
     }
-    bool ok = with_index<n>(index, [&](auto i) { return read_json(r, R::template get<i.value>(value)); });
-    if (!ok) {
+    std::size_t index = hint;
+    if (outcome < 0) {
+      const char* key_at = c.p;
+      std::string_view key;
+      if (!c.read_member_key(key) || !c.next_token()) return false;
+      index = find_field<T>(key, hint);
+      if (index == n) {
+        if (r.options.error_on_unknown_keys) {
+          c.fail(errc::unknown_key, key_at, "unknown key");
+          c.err.prepend_path(path_key(key));
+          return false;
+        }
+        if (!c.skip_value()) return false;
+        continue;
+      }
+      outcome = with_index<n>(index, [&](auto i) { return read_json(r, R::template get<i.value>(value)); });
+    }
+    if (outcome == 0) {
       c.err.prepend_path(path_key(R::names[index]));
       return false;
     }

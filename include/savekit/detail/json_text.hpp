@@ -291,32 +291,30 @@ struct json_cursor {
   bool read_string(std::string* out) {
     ++p;
     for (;;) {
+      // One run of plain text (ASCII and valid multi-byte UTF-8), appended at once.
       const char* run = p;
-      while (end - p >= 8) {
-        std::uint64_t block;
-        std::memcpy(&block, p, 8);
-        if (block_needs_attention(block)) break;
-        p += 8;
-      }
-      while (p < end && json_escape_class.values[static_cast<unsigned char>(*p)] == 0) ++p;
-      if (out) out->append(run, static_cast<std::size_t>(p - run));
-      if (p == end) return fail_end();
-      auto c = static_cast<unsigned char>(*p);
-      if (c == '"') {
-        ++p;
-        return true;
-      }
-      if (c == '\\') {
-        if (!read_escape(out)) return false;
-      } else if (c < 0x20) {
-        return fail(errc::syntax_error, p, "control character in string");
-      } else {
+      for (;;) {
+        while (end - p >= 8) {
+          std::uint64_t block;
+          std::memcpy(&block, p, 8);
+          if (block_needs_attention(block)) break;
+          p += 8;
+        }
+        while (p < end && json_escape_class.values[static_cast<unsigned char>(*p)] == 0) ++p;
+        if (p == end || static_cast<unsigned char>(*p) < 0x80) break;
         int length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(p),
                                           reinterpret_cast<const unsigned char*>(end));
         if (length == 0) return fail(errc::invalid_utf8, p, "invalid UTF-8 in string");
-        if (out) out->append(p, static_cast<std::size_t>(length));
         p += length;
       }
+      if (out) out->append(run, static_cast<std::size_t>(p - run));
+      if (p == end) return fail_end();
+      if (*p == '"') {
+        ++p;
+        return true;
+      }
+      if (*p != '\\') return fail(errc::syntax_error, p, "control character in string");
+      if (!read_escape(out)) return false;
     }
   }
 

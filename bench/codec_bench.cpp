@@ -1,0 +1,134 @@
+// Codec speed, savekit next to its peers, in one run: write and read of the seeds'
+// SaveGame and Status and of a large save, with encoded size, MB/s and heap allocations
+// per operation. Every way's output is read back and compared before it is timed.
+//
+//   build/release/bench/codec_bench                       # all
+//   build/release/bench/codec_bench --benchmark_filter=SaveGame/
+//   bench/report_codecs.py results.json > table.md        # ratios vs savekit
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "alloc_counter.hpp"
+#include "bench_objects.hpp"
+#include "peers/msgpack_cxx.hpp"
+#include "peers/nlohmann.hpp"
+#include "peers/rapidjson.hpp"
+#include "peers/savekit_ways.hpp"
+#include "peers/simdjson.hpp"
+
+namespace {
+
+template <class Buffer>
+std::size_t buffer_size(const Buffer& b) {
+  if constexpr (requires { b.GetSize(); }) return b.GetSize();
+  else return b.size();
+}
+
+void report_allocations(benchmark::State& state, bench::alloc_stats before, std::size_t encoded_size) {
+  bench::alloc_stats after = bench::allocations();
+  auto per_op = [&](std::uint64_t total) {
+    return benchmark::Counter(static_cast<double>(total), benchmark::Counter::kAvgIterations);
+  };
+  state.counters["allocs_per_op"] = per_op(after.count - before.count);
+  state.counters["alloc_bytes_per_op"] = per_op(after.bytes - before.bytes);
+  state.counters["size"] = static_cast<double>(encoded_size);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * encoded_size));
+}
+
+[[noreturn]] void round_trip_failed(const char* way, const char* object) {
+  std::fprintf(stderr, "round trip failed: %s on %s\n", way, object);
+  std::exit(1);
+}
+
+// Write: serialize into a buffer kept across iterations (what a game that saves often does).
+template <class Way, class Value>
+void register_write(const char* object, const Value& value) {
+  std::string name = std::string(object) + "/write/" + Way::name;
+  benchmark::RegisterBenchmark(name.c_str(), [value](benchmark::State& state) {
+    typename Way::buffer buffer;
+    Way::write(value, buffer);
+    auto before = bench::allocations();
+    for (auto _ : state) {
+      Way::write(value, buffer);
+      benchmark::DoNotOptimize(buffer);
+    }
+    report_allocations(state, before, buffer_size(buffer));
+  });
+}
+
+// Read into a freshly constructed object each time (what the peer anchors measure), and
+// into one object reused across iterations (what a game loading into its state does).
+template <class Way, class Value, class Target, class Equal>
+void register_read(const char* object, typename Way::buffer input, Equal equal) {
+  Target check{};
+  if (!Way::read(input, check) || !equal(check)) round_trip_failed(Way::name, object);
+  auto shared = std::make_shared<typename Way::buffer>(std::move(input));
+  std::string fresh = std::string(object) + "/read/" + Way::name;
+  benchmark::RegisterBenchmark(fresh.c_str(), [shared](benchmark::State& state) {
+    auto before = bench::allocations();
+    for (auto _ : state) {
+      Target target{};
+      bool ok = Way::read(*shared, target);
+      benchmark::DoNotOptimize(ok);
+      benchmark::DoNotOptimize(target);
+    }
+    report_allocations(state, before, buffer_size(*shared));
+  });
+  std::string reuse = std::string(object) + "/read-reuse/" + Way::name;
+  benchmark::RegisterBenchmark(reuse.c_str(), [shared](benchmark::State& state) {
+    Target target{};
+    (void)Way::read(*shared, target);
+    auto before = bench::allocations();
+    for (auto _ : state) {
+      bool ok = Way::read(*shared, target);
+      benchmark::DoNotOptimize(ok);
+      benchmark::DoNotOptimize(target);
+    }
+    report_allocations(state, before, buffer_size(*shared));
+  });
+}
+
+template <class Way, class T>
+void register_both(const char* object, const T& value) {
+  register_write<Way>(object, value);
+  typename Way::buffer buffer;
+  Way::write(value, buffer);
+  register_read<Way, T, T>(object, std::move(buffer), [value](const T& read) { return read == value; });
+}
+
+template <class T>
+void register_object(const char* object, const T& value) {
+  using namespace bench::ways;
+  register_both<savekit_json>(object, value);
+  register_both<savekit_msgpack<savekit::msgpack_form::map>>(object, value);
+  register_both<savekit_msgpack<savekit::msgpack_form::compact>>(object, value);
+  register_both<rapidjson_dom>(object, value);
+  register_both<nlohmann_json>(object, value);
+  register_read<simdjson_ondemand, T, T>(object, simdjson::padded_string(savekit::to_json(value)),
+                                         [value](const T& read) { return read == value; });
+  auto mirror = msgpack_mirror::to_mirror(value);
+  using Mirror = decltype(mirror);
+  register_write<msgpack_cxx>(object, mirror);
+  msgpack_cxx::buffer packed;
+  msgpack_cxx::write(mirror, packed);
+  msgpack::sbuffer copy;
+  copy.write(packed.data(), packed.size());
+  register_read<msgpack_cxx, Mirror, Mirror>(object, std::move(copy), [value](const Mirror& read) {
+    return msgpack_mirror::from_mirror(read) == value;
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_object("SaveGame", seeds::seed_save_game());
+  register_object("Status", seeds::seed_status());
+  register_object("SaveGame10k", bench::large_save_game());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

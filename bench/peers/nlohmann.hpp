@@ -1,0 +1,35 @@
+// nlohmann/json (Debian nlohmann-json3-dev) with its non-intrusive type macros.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "../bench_objects.hpp"
+
+namespace seeds {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InventoryItem, Id, Quantity)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SaveGame, Name, HighScore, Inventory)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Equip, name, atk, def, spd)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Status, lv, exp, hp, max_hp, atk, def, spd, equip)
+}  // namespace seeds
+
+namespace bench::ways {
+
+struct nlohmann_json {
+  using buffer = std::string;
+  static constexpr const char* name = "nlohmann/json";
+  template <class T>
+  static void write(const T& value, buffer& out) {
+    out = nlohmann::json(value).dump();
+  }
+  template <class T>
+  static bool read(const buffer& in, T& value) {
+    auto document = nlohmann::json::parse(in, nullptr, false);
+    if (document.is_discarded()) return false;
+    document.get_to(value);
+    return true;
+  }
+};
+
+}  // namespace bench::ways
