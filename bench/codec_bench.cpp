@@ -23,8 +23,10 @@ namespace {
 
 template <class Buffer>
 std::size_t buffer_size(const Buffer& b) {
-  if constexpr (requires { b.GetSize(); }) return b.GetSize();
-  else return b.size();
+  if constexpr (requires { b.GetSize(); })
+    return b.GetSize();
+  else
+    return b.size();
 }
 
 void report_allocations(benchmark::State& state, bench::alloc_stats before, std::size_t encoded_size) {
@@ -116,9 +118,8 @@ void register_object(const char* object, const T& value) {
   msgpack_cxx::write(mirror, packed);
   msgpack::sbuffer copy;
   copy.write(packed.data(), packed.size());
-  register_read<msgpack_cxx, Mirror, Mirror>(object, std::move(copy), [value](const Mirror& read) {
-    return msgpack_mirror::from_mirror(read) == value;
-  });
+  register_read<msgpack_cxx, Mirror, Mirror>(
+      object, std::move(copy), [value](const Mirror& read) { return msgpack_mirror::from_mirror(read) == value; });
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ struct rapidjson_dom {
   }
   static void put(writer& w, const Status& s) {
     w.StartObject();
-    const std::pair<const char*, int> ints[] = {{"lv", s.lv},   {"exp", s.exp}, {"hp", s.hp}, {"max_hp", s.max_hp},
+    const std::pair<const char*, int> ints[] = {{"lv", s.lv},   {"exp", s.exp}, {"hp", s.hp},  {"max_hp", s.max_hp},
                                                 {"atk", s.atk}, {"def", s.def}, {"spd", s.spd}};
     for (auto [key, value] : ints) {
       w.Key(key);

@@ -132,19 +132,39 @@ void write_json_key(json_writer& w, const Key& key) {
   }
 }
 
+// `"name":` for field I of T, with a leading ',' after the first field: one copy per key.
+template <class T, std::size_t I>
+consteval auto key_prefix() {
+  constexpr std::string_view name = reflection<T>::names[I];
+  constexpr std::size_t comma = I == 0 ? 0 : 1;
+  std::array<char, comma + name.size() + 3> out{};
+  if (comma) out[0] = ',';
+  out[comma] = '"';
+  for (std::size_t k = 0; k < name.size(); ++k) out[comma + 1 + k] = name[k];
+  out[comma + name.size() + 1] = '"';
+  out[comma + name.size() + 2] = ':';
+  return out;
+}
+
 template <class T>
 void write_json_struct(json_writer& w, const T& value) {
   using R = reflection<T>;
+  if (!w.options.pretty) {
+    w.out.put('{');
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((w.out.append(key_prefix<T, I>().data(), key_prefix<T, I>().size()), write_json(w, R::template get<I>(value))),
+       ...);
+    }
+    (std::make_index_sequence<R::size>{});
+    w.out.put('}');
+    return;
+  }
   w.open('{');
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (([&] {
        constexpr std::string_view name = R::names[I];
        w.separator(I == 0);
-       char* p = w.out.reserve(name.size() + 2);
-       p[0] = '"';
-       std::memcpy(p + 1, name.data(), name.size());
-       p[name.size() + 1] = '"';
-       w.out.advance(name.size() + 2);
+       write_json_string(w.out, name.data(), name.size());
        w.colon();
        write_json(w, R::template get<I>(value));
      }()),
@@ -248,7 +268,7 @@ inline bool json_mismatch(json_cursor& c, const char* expected) {
 }
 
 template <class Int>
-bool read_json_integer(json_cursor& c, Int& value) {
+SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
   // Works on local copies of the cursor: stores through char pointers could alias it.
   const char* start = c.p;
   const char* p = start;
@@ -272,7 +292,8 @@ bool read_json_integer(json_cursor& c, Int& value) {
       ++p;
     } while (p < fast_end && digit_at(p) < 10);
     for (; p < end && digit_at(p) < 10; ++p) {
-      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) || __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
+      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) ||
+          __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
         bool integral;
         if (!c.scan_number(integral)) return false;
         return c.fail(errc::number_out_of_range, start, "integer out of range");
@@ -351,11 +372,10 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
   return true;
 }
 
-// std::array and C arrays: exactly N elements.
-template <class Array>
-bool read_json_fixed_array(json_reader& r, Array& array) {
+// A JSON array of exactly n elements; read_element(i) reads element i.
+template <std::size_t n, class ReadElement>
+bool read_json_fixed_elements(json_reader& r, const char* what, ReadElement read_element) {
   json_cursor& c = r.cursor;
-  constexpr std::size_t n = fixed_size<Array>();
   if (*c.p != '[') return json_mismatch(c, "expected an array");
   const char* start = c.p;
   if (!c.enter(c.p)) return false;
@@ -365,42 +385,31 @@ bool read_json_fixed_array(json_reader& r, Array& array) {
   for (bool first = true;; first = false) {
     if (!c.next_element(']', first, more)) return false;
     if (!more) break;
-    if (count == n) return c.fail(errc::length_mismatch, start, "array longer than the fixed-size target");
-    if (!read_json(r, array[count])) {
+    if (count == n) return c.fail(errc::length_mismatch, start, what);
+    if (!read_element(count)) {
       c.err.prepend_path(path_index(count));
       return false;
     }
     ++count;
   }
-  if (count != n) return c.fail(errc::length_mismatch, start, "array shorter than the fixed-size target");
+  if (count != n) return c.fail(errc::length_mismatch, start, what);
   c.leave();
   return true;
 }
 
+// std::array and C arrays: exactly N elements.
+template <class Array>
+bool read_json_fixed_array(json_reader& r, Array& array) {
+  return read_json_fixed_elements<fixed_size<Array>()>(r, "array length differs from the fixed-size target",
+                                                       [&](std::size_t i) { return read_json(r, array[i]); });
+}
+
 template <class Tuple>
 bool read_json_tuple(json_reader& r, Tuple& tuple) {
-  json_cursor& c = r.cursor;
   constexpr std::size_t n = std::tuple_size_v<Tuple>;
-  if (*c.p != '[') return json_mismatch(c, "expected an array");
-  const char* start = c.p;
-  if (!c.enter(c.p)) return false;
-  ++c.p;
-  std::size_t count = 0;
-  bool more = false;
-  for (bool first = true;; first = false) {
-    if (!c.next_element(']', first, more)) return false;
-    if (!more) break;
-    if (count == n) return c.fail(errc::length_mismatch, start, "array longer than the tuple");
-    bool ok = with_index<n>(count, [&](auto index) { return read_json(r, std::get<index.value>(tuple)); });
-    if (!ok) {
-      c.err.prepend_path(path_index(count));
-      return false;
-    }
-    ++count;
-  }
-  if (count != n) return c.fail(errc::length_mismatch, start, "array shorter than the tuple");
-  c.leave();
-  return true;
+  return read_json_fixed_elements<n>(r, "array length differs from the tuple", [&](std::size_t i) {
+    return with_index<n>(i, [&](auto index) { return read_json(r, std::get<index.value>(tuple)); });
+  });
 }
 
 template <class Variant>
@@ -470,6 +479,57 @@ bool read_json_map(json_reader& r, Map& map) {
   return true;
 }
 
+// `"name":` for field I of T, known at compile time.
+template <class T, std::size_t I>
+consteval auto quoted_key() {
+  constexpr std::string_view name = reflection<T>::names[I];
+  std::array<char, name.size() + 3> out{};
+  out[0] = '"';
+  for (std::size_t k = 0; k < name.size(); ++k) out[k + 1] = name[k];
+  out[name.size() + 1] = '"';
+  out[name.size() + 2] = ':';
+  return out;
+}
+
+// Per-field readers of T, indexed at run time in O(1).
+template <class T>
+struct json_field_table {
+  using R = reflection<T>;
+
+  // Reads field I if the input is at its key exactly (`"name":`): -1 if not, else ok.
+  template <std::size_t I>
+  static int read_if_expected(json_reader& r, T& value) {
+    static constexpr auto quoted = quoted_key<T, I>();
+    json_cursor& c = r.cursor;
+    if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || std::memcmp(c.p, quoted.data(), quoted.size()) != 0)
+      return -1;
+    c.p += quoted.size();
+    return c.next_token() && read_member(r, R::template get<I>(value));
+  }
+  template <std::size_t I>
+  static int read_field(json_reader& r, T& value) {
+    return read_member(r, R::template get<I>(value));
+  }
+  // Integers, the most common members, are parsed inline.
+  template <class M>
+  SAVEKIT_ALWAYS_INLINE static bool read_member(json_reader& r, M& member) {
+    if constexpr (std::is_integral_v<M> && !std::is_same_v<M, bool> && !has_adapter<M>)
+      return read_json_integer(r.cursor, member);
+    else
+      return read_json(r, member);
+  }
+
+  using reader = int (*)(json_reader&, T&);
+  static constexpr auto expected = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<reader, R::size>{&read_if_expected<I>...};
+  }
+  (std::make_index_sequence<R::size>{});
+  static constexpr auto read = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<reader, R::size>{&read_field<I>...};
+  }
+  (std::make_index_sequence<R::size>{});
+};
+
 template <class T>
 bool read_json_struct(json_reader& r, T& value) {
   using R = reflection<T>;
@@ -487,19 +547,7 @@ bool read_json_struct(json_reader& r, T& value) {
     // Fast path: the key is the one expected next (fields usually arrive in declaration
     // order) and matches its compile-time name byte for byte; then the value is read
     // in the same dispatch.
-    int outcome = -1;  // -1: not the expected key; 0: failed; 1: read
-    if (hint < n) {
-      with_index<n>(hint, [&](auto i) {
-        constexpr std::string_view name = R::names[i.value];
-        if (static_cast<std::size_t>(c.end - c.p) > name.size() + 1 && c.p[name.size() + 1] == '"' &&
-            c.p[0] == '"' && std::memcmp(c.p + 1, name.data(), name.size()) == 0) {
-          c.p += name.size() + 2;
-          outcome = c.expect(':', "expected ':' after key") && c.next_token() &&
-                    read_json(r, R::template get<i.value>(value));
-        }
-        return true;
-      });
-    }
+    int outcome = hint < n ? json_field_table<T>::expected[hint](r, value) : -1;
     std::size_t index = hint;
     if (outcome < 0) {
       const char* key_at = c.p;
@@ -515,7 +563,7 @@ bool read_json_struct(json_reader& r, T& value) {
         if (!c.skip_value()) return false;
         continue;
       }
-      outcome = with_index<n>(index, [&](auto i) { return read_json(r, R::template get<i.value>(value)); });
+      outcome = json_field_table<T>::read[index](r, value);
     }
     if (outcome == 0) {
       c.err.prepend_path(path_key(R::names[index]));
@@ -596,26 +644,12 @@ bool read_json(json_reader& r, T& value) {
     return read_json_fixed_array(r, value);
   } else if constexpr (is_sequence<T>) {
     return read_json_sequence(r, value);
-  } else if constexpr (is_specialization_v<T, std::optional>) {
+  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
     if (*c.p == 'n') {
       value.reset();
       return c.literal("null", 4);
     }
-    if (!value) value.emplace();
-    return read_json(r, *value);
-  } else if constexpr (is_smart_pointer<T>) {
-    if (*c.p == 'n') {
-      value.reset();
-      return c.literal("null", 4);
-    }
-    using Element = typename T::element_type;
-    if (!value) {
-      if constexpr (is_specialization_v<T, std::unique_ptr>)
-        value = std::make_unique<Element>();
-      else
-        value = std::make_shared<Element>();
-    }
-    return read_json(r, *value);
+    return read_json(r, emplace_if_empty(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     return read_json_variant(r, value);
   } else if constexpr (is_tuple_like<T>) {

@@ -354,12 +354,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     typename adapter<T>::wire_type wire{};
     const unsigned char* start = c.p;
     if (!read_msgpack(c, wire)) return false;
-    if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
-      adapter<T>::from_wire(wire, value);
-    } else {
-      if (!adapter<T>::from_wire(wire, value))
-        return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
-    }
+    if (!adapter_from_wire(wire, value)) return c.fail(errc::invalid_value, start, adapter_refused);
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
     if (*c.p == mp::true_ || *c.p == mp::false_) {
@@ -430,26 +425,12 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     }
     c.leave();
     return true;
-  } else if constexpr (is_specialization_v<T, std::optional>) {
+  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
     if (read_msgpack_nil(c)) {
       value.reset();
       return true;
     }
-    if (!value) value.emplace();
-    return read_msgpack(c, *value);
-  } else if constexpr (is_smart_pointer<T>) {
-    if (read_msgpack_nil(c)) {
-      value.reset();
-      return true;
-    }
-    using Element = typename T::element_type;
-    if (!value) {
-      if constexpr (is_specialization_v<T, std::unique_ptr>)
-        value = std::make_unique<Element>();
-      else
-        value = std::make_shared<Element>();
-    }
-    return read_msgpack(c, *value);
+    return read_msgpack(c, emplace_if_empty(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     constexpr std::size_t n = std::variant_size_v<T>;
     const unsigned char* start = c.p;

@@ -387,6 +387,34 @@ constexpr std::size_t find_field_by_key(std::size_t key) {
   return keys.size();
 }
 
+inline constexpr const char* adapter_refused = "value refused by savekit::adapter";
+
+// Calls adapter<T>::from_wire, which may return void or bool; false if it refused.
+template <class T, class Wire>
+bool adapter_from_wire(const Wire& wire, T& value) {
+  if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
+    adapter<T>::from_wire(wire, value);
+    return true;
+  } else {
+    return static_cast<bool>(adapter<T>::from_wire(wire, value));
+  }
+}
+
+// The object an optional or smart pointer holds, created (value-initialized) if there is none.
+template <class Holder>
+auto& emplace_if_empty(Holder& holder) {
+  if (!holder) {
+    using Element = std::remove_cvref_t<decltype(*holder)>;
+    if constexpr (is_specialization_v<Holder, std::optional>)
+      holder.emplace();
+    else if constexpr (is_specialization_v<Holder, std::unique_ptr>)
+      holder = std::make_unique<Element>();
+    else
+      holder = std::make_shared<Element>();
+  }
+  return *holder;
+}
+
 // The name of an enum value from enum_names<E>, or an empty view.
 template <class E>
 constexpr std::string_view enum_to_name(E value) {

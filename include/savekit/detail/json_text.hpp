@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "savekit/detail/config.hpp"
 #include "savekit/detail/output.hpp"
 #include "savekit/detail/utf8.hpp"
 #include "savekit/error.hpp"
@@ -149,17 +150,18 @@ struct json_cursor {
   }
   bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
 
-  void skip_whitespace() {
-    while (p < end && is_json_whitespace(*p)) ++p;
+  SAVEKIT_ALWAYS_INLINE void skip_whitespace() {
+    // Minified JSON has none: one comparison in the common case.
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && is_json_whitespace(*p)) ++p;
   }
 
   // Skips whitespace; false (with errc::unexpected_end) if the input ends.
-  bool next_token() {
+  SAVEKIT_ALWAYS_INLINE bool next_token() {
     skip_whitespace();
-    return p < end || fail_end();
+    return SAVEKIT_LIKELY(p < end) || fail_end();
   }
 
-  bool expect(char c, const char* message) {
+  SAVEKIT_ALWAYS_INLINE bool expect(char c, const char* message) {
     if (!next_token()) return false;
     if (*p != c) return fail(errc::syntax_error, p, message);
     ++p;
@@ -184,7 +186,7 @@ struct json_cursor {
 
   // After a ',' or the opening bracket: true and *p is the next element, false on error.
   // 'more' tells whether another element follows (false at the closing bracket).
-  bool next_element(char close, bool first, bool& more) {
+  SAVEKIT_ALWAYS_INLINE bool next_element(char close, bool first, bool& more) {
     if (!next_token()) return false;
     if (first) {
       if (*p == close) {

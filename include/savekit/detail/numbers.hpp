@@ -55,6 +55,15 @@ inline void write_digits(char* p, std::uint64_t v, int length) {
 }
 
 inline char* write_unsigned(char* p, std::uint64_t v) {
+  // Game saves are mostly small numbers: one or two digits without a length scan.
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  if (v < 100) {
+    std::memcpy(p, digit_pairs + v * 2, 2);
+    return p + 2;
+  }
   int length = decimal_length(v);
   write_digits(p, v, length);
   return p + length;
