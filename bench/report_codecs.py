@@ -35,7 +35,7 @@ def main(path):
         rows[key][way] = b
 
     print(f"Machine: {context.get('host_name', '?')}, {context.get('num_cpus')} x {context.get('mhz_per_cpu')} MHz; "
-          f"run {context.get('date')}; library build: {context.get('library_build_type')}.")
+          f"run {context.get('date')}.")
     print("Times are real time per operation (median of repetitions when repeated). Ratio: this way's time over "
           "savekit's of the same class — above 1.00 means slower than savekit.\n")
     for obj, op in order:

@@ -228,3 +228,14 @@ TEST(MsgpackRead, DepthLimit) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code(), savekit::errc::depth_exceeded);
 }
+
+TEST(MsgpackRead, KeysThatAreNotFieldNamesAreSkipped) {
+  // {1: 7, bin"Id": 5, "Quantity": 3}: an integer key is skipped with its value; a bin key
+  // is read as a name.
+  auto packed = bytes({0x83, 0x01, 0x07, 0xc4, 0x02, 'I', 'd', 0x05, 0xa8});
+  packed = with_text(packed, "Quantity");
+  packed.push_back(std::byte{0x03});
+  auto r = savekit::from_msgpack<seeds::InventoryItem>(packed);
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(*r, (seeds::InventoryItem{5, 3}));
+}

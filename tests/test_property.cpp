@@ -260,3 +260,17 @@ TEST(Property, Base64RoundTrip) {
     }
   }
 }
+
+TEST(Property, JsonOutputIsValidForArbitraryBytes) {
+  std::mt19937_64 rng(8);
+  for (int i = 0; i < 20000; ++i) {
+    std::string bytes(rng() % 40, '\0');
+    for (auto& b : bytes) b = static_cast<char>(rng() % 4 == 0 ? rng() : (rng() % 2 ? 0xE3 : 0x80 + rng() % 64));
+    std::string text = savekit::to_json(bytes);
+    auto back = savekit::from_json<std::string>(text);
+    ASSERT_TRUE(back) << "iteration " << i << ": " << back.error().to_string();
+    if (savekit::detail::find_invalid_utf8(bytes.data(), bytes.size()) == bytes.size()) {
+      ASSERT_EQ(*back, bytes);
+    }
+  }
+}

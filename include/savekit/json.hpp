@@ -92,7 +92,7 @@ template <class T>
 void write_json(json_writer& w, const T& value);
 
 template <class Int>
-void write_json_integer(json_writer& w, Int value) {
+SAVEKIT_ALWAYS_INLINE void write_json_integer(json_writer& w, Int value) {
   char* p = w.out.reserve(24);
   w.out.advance(static_cast<std::size_t>(write_integer(p, value) - p));
 }
@@ -146,13 +146,17 @@ consteval auto key_prefix() {
   return out;
 }
 
+// In static storage, so that writing a key is one copy from read-only data.
+template <class T, std::size_t I>
+inline constexpr auto key_prefix_v = key_prefix<T, I>();
+
 template <class T>
 void write_json_struct(json_writer& w, const T& value) {
   using R = reflection<T>;
   if (!w.options.pretty) {
     w.out.put('{');
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((w.out.append(key_prefix<T, I>().data(), key_prefix<T, I>().size()), write_json(w, R::template get<I>(value))),
+      ((w.out.append(key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), write_json(w, R::template get<I>(value))),
        ...);
     }
     (std::make_index_sequence<R::size>{});

@@ -255,6 +255,35 @@ bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count)
   return true;
 }
 
+// Per-field readers of T for the map form, indexed at run time in O(1).
+template <class T>
+struct msgpack_field_table {
+  using R = reflection<T>;
+
+  // Reads field I if the input is at its key exactly: -1 if not, else whether it read.
+  template <std::size_t I>
+  static int read_if_expected(msgpack_cursor& c, T& value) {
+    using key = msgpack_key<T, I>;
+    if (c.remaining() <= key::size || std::memcmp(c.p, key::bytes.data(), key::size) != 0) return -1;
+    c.p += key::size;
+    return read_msgpack(c, R::template get<I>(value));
+  }
+  template <std::size_t I>
+  static int read_field(msgpack_cursor& c, T& value) {
+    return read_msgpack(c, R::template get<I>(value));
+  }
+
+  using reader = int (*)(msgpack_cursor&, T&);
+  static constexpr auto expected = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<reader, R::size>{&read_if_expected<I>...};
+  }
+  (std::make_index_sequence<R::size>{});
+  static constexpr auto read = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<reader, R::size>{&read_field<I>...};
+  }
+  (std::make_index_sequence<R::size>{});
+};
+
 template <class T>
 bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   using R = reflection<T>;
@@ -291,23 +320,28 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
     std::size_t hint = 0;
     for (std::uint64_t entry = 0; entry < count; ++entry) {
       if (!c.more()) return false;
-      const unsigned char* data;
-      std::uint64_t length;
-      char key_kind;
-      if (!c.string_or_binary(data, length, key_kind) || key_kind != 's') {
-        if (key_kind != 0 && c.err.code() != errc::ok) return false;
-        if (!c.skip_value() || !c.more() || !c.skip_value()) return false;  // integer keys etc.: not ours
-        continue;
+      // Fast path: the key expected next, compared with its encoding known at compile time.
+      int outcome = hint < n ? msgpack_field_table<T>::expected[hint](c, value) : -1;
+      std::size_t index = hint;
+      if (outcome < 0) {
+        const unsigned char* data;
+        std::uint64_t length;
+        char key_kind;
+        if (!c.string_or_binary(data, length, key_kind)) {
+          if (key_kind != 0) return false;                       // a broken str or bin
+          if (!c.skip_value() || !c.skip_value()) return false;  // an integer key etc.: not a field
+          continue;
+        }
+        std::string_view key(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+        if (!c.more()) return false;
+        index = find_field<T>(key, hint);
+        if (index == n) {
+          if (!c.skip_value()) return false;
+          continue;
+        }
+        outcome = msgpack_field_table<T>::read[index](c, value);
       }
-      std::string_view key(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
-      if (!c.more()) return false;
-      std::size_t index = find_field<T>(key, hint);
-      if (index == n) {
-        if (!c.skip_value()) return false;
-        continue;
-      }
-      bool ok = with_index<n>(index, [&](auto i) { return read_msgpack(c, R::template get<i.value>(value)); });
-      if (!ok) {
+      if (outcome == 0) {
         c.err.prepend_path(path_key(R::names[index]));
         return false;
       }

@@ -44,76 +44,78 @@ inline bool block_needs_attention(std::uint64_t block) {
 // in JSON and become U+FFFD (use MessagePack for byte-exact strings).
 template <class Container>
 void write_json_string(output<Container>& out, const char* s, std::size_t n) {
+  // Valid text is copied byte for byte, so n + 2 is enough until an escape or a
+  // replacement makes the output longer than the input.
   char* dst = out.reserve(n + 2);
   std::size_t written = 0;
-  *dst = '"';
-  ++written;
+  std::size_t room = n + 2;
+  auto grow_for_rest = [&](std::size_t i) {
+    out.advance(written);
+    room = (n - i) * 6 + 2;
+    dst = out.reserve(room);
+    written = 0;
+  };
+  dst[written++] = '"';
   std::size_t i = 0;
   while (i < n) {
-    while (n - i >= 8) {
-      std::uint64_t block;
-      std::memcpy(&block, s + i, 8);
-      if (block_needs_attention(block)) break;
-      std::memcpy(dst + written, s + i, 8);
-      i += 8;
-      written += 8;
+    // Extend a run over plain ASCII and valid multi-byte UTF-8, then copy it at once.
+    std::size_t run = i;
+    for (;;) {
+      while (n - i >= 8) {
+        std::uint64_t block;
+        std::memcpy(&block, s + i, 8);
+        if (block_needs_attention(block)) break;
+        i += 8;
+      }
+      while (i < n && json_escape_class.values[static_cast<unsigned char>(s[i])] == 0) ++i;
+      if (i == n || json_escape_class.values[static_cast<unsigned char>(s[i])] != 2) break;
+      int length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(s + i),
+                                        reinterpret_cast<const unsigned char*>(s + n));
+      if (length == 0) break;
+      i += static_cast<std::size_t>(length);
     }
+    std::memcpy(dst + written, s + run, i - run);
+    written += i - run;
     if (i == n) break;
+    // One byte that does not copy as is: an escape, or a byte that is not UTF-8.
     auto c = static_cast<unsigned char>(s[i]);
-    std::uint8_t kind = json_escape_class.values[c];
-    if (kind == 0) {
-      dst[written++] = static_cast<char>(c);
+    if (room - written < 7 + (n - i)) grow_for_rest(i);
+    if (c >= 0x80) {
+      std::memcpy(dst + written, "\xEF\xBF\xBD", 3);  // U+FFFD
+      written += 3;
       ++i;
       continue;
     }
-    // Escapes and replacements may grow the output: make room for the worst case.
-    out.advance(written);
-    dst = out.reserve((n - i) * 6 + 2);
-    written = 0;
-    if (kind == 1) {
-      dst[written++] = '\\';
-      switch (c) {
-        case '"':
-          dst[written++] = '"';
-          break;
-        case '\\':
-          dst[written++] = '\\';
-          break;
-        case '\n':
-          dst[written++] = 'n';
-          break;
-        case '\r':
-          dst[written++] = 'r';
-          break;
-        case '\t':
-          dst[written++] = 't';
-          break;
-        case '\b':
-          dst[written++] = 'b';
-          break;
-        case '\f':
-          dst[written++] = 'f';
-          break;
-        default:
-          std::memcpy(dst + written, "u00", 3);
-          dst[written + 3] = "0123456789abcdef"[c >> 4];
-          dst[written + 4] = "0123456789abcdef"[c & 15];
-          written += 5;
-      }
-      ++i;
-    } else {
-      const auto* p = reinterpret_cast<const unsigned char*>(s + i);
-      int length = utf8_sequence_length(p, reinterpret_cast<const unsigned char*>(s + n));
-      if (length == 0) {
-        std::memcpy(dst + written, "\xEF\xBF\xBD", 3);  // U+FFFD
-        written += 3;
-        ++i;
-      } else {
-        std::memcpy(dst + written, s + i, static_cast<std::size_t>(length));
-        written += static_cast<std::size_t>(length);
-        i += static_cast<std::size_t>(length);
-      }
+    dst[written++] = '\\';
+    switch (c) {
+      case '"':
+        dst[written++] = '"';
+        break;
+      case '\\':
+        dst[written++] = '\\';
+        break;
+      case '\n':
+        dst[written++] = 'n';
+        break;
+      case '\r':
+        dst[written++] = 'r';
+        break;
+      case '\t':
+        dst[written++] = 't';
+        break;
+      case '\b':
+        dst[written++] = 'b';
+        break;
+      case '\f':
+        dst[written++] = 'f';
+        break;
+      default:
+        std::memcpy(dst + written, "u00", 3);
+        dst[written + 3] = "0123456789abcdef"[c >> 4];
+        dst[written + 4] = "0123456789abcdef"[c & 15];
+        written += 5;
     }
+    ++i;
   }
   dst[written++] = '"';
   out.advance(written);

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "savekit/detail/config.hpp"
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshadow"
@@ -54,7 +56,7 @@ inline void write_digits(char* p, std::uint64_t v, int length) {
   }
 }
 
-inline char* write_unsigned(char* p, std::uint64_t v) {
+SAVEKIT_ALWAYS_INLINE char* write_unsigned(char* p, std::uint64_t v) {
   // Game saves are mostly small numbers: one or two digits without a length scan.
   if (v < 10) {
     *p = static_cast<char>('0' + v);
@@ -70,7 +72,7 @@ inline char* write_unsigned(char* p, std::uint64_t v) {
 }
 
 template <class Int>
-char* write_integer(char* p, Int value) {
+SAVEKIT_ALWAYS_INLINE char* write_integer(char* p, Int value) {
   if constexpr (std::is_signed_v<Int>) {
     if (value < 0) {
       *p++ = '-';

@@ -1,57 +1,74 @@
 // A growable output window over a caller-owned std::string or std::vector<std::byte>.
 // Writers reserve room, write through a raw pointer, and trim the container once at the
-// end, so a reused container is never reallocated once it is large enough.
+// end, so a reused container is never reallocated once it is large enough. The window
+// keeps its own pointers: the container is touched only when it must grow.
 #pragma once
 
 #include <cstddef>
 #include <cstring>
+
+#include "savekit/detail/config.hpp"
 
 namespace savekit::detail {
 
 template <class Container>
 class output {
  public:
-  explicit output(Container& container) : container_(container) {}
+  explicit output(Container& container) : container_(container) {
+    attach();
+    cursor_ = begin_;
+  }
   output(const output&) = delete;
   output& operator=(const output&) = delete;
 
   // Room for n more bytes at the returned pointer; commit what was used with advance().
-  char* reserve(std::size_t n) {
-    if (position_ + n > container_.size()) grow(position_ + n);
-    return data() + position_;
+  SAVEKIT_ALWAYS_INLINE char* reserve(std::size_t n) {
+    if (SAVEKIT_UNLIKELY(static_cast<std::size_t>(limit_ - cursor_) < n)) grow(n);
+    return cursor_;
   }
-  void advance(std::size_t n) { position_ += n; }
+  SAVEKIT_ALWAYS_INLINE void advance(std::size_t n) { cursor_ += n; }
 
-  void put(char c) {
-    *reserve(1) = c;
-    ++position_;
+  SAVEKIT_ALWAYS_INLINE void put(char c) {
+    reserve(1);
+    *cursor_++ = c;
   }
-  void append(const void* bytes, std::size_t n) {
-    if (n == 0) return;
-    std::memcpy(reserve(n), bytes, n);
-    position_ += n;
+  SAVEKIT_ALWAYS_INLINE void append(const void* bytes, std::size_t n) {
+    reserve(n);
+    std::memcpy(cursor_, bytes, n);
+    cursor_ += n;
   }
   template <std::size_t N>
   void append_literal(const char (&text)[N]) {
     append(text, N - 1);
   }
 
-  std::size_t size() const { return position_; }
-  char* data() { return reinterpret_cast<char*>(container_.data()); }
+  std::size_t size() const { return static_cast<std::size_t>(cursor_ - begin_); }
+  char* data() { return begin_; }
 
   // Trims the container to what was written.
-  void finish() { container_.resize(position_); }
+  void finish() { container_.resize(size()); }
 
  private:
-  void grow(std::size_t needed) {
+  void attach() {
+    begin_ = reinterpret_cast<char*>(container_.data());
+    limit_ = begin_ + container_.size();
+  }
+
+  void grow(std::size_t n) {
+    std::size_t used = size();
+    std::size_t needed = used + n;
     std::size_t capacity = container_.capacity();
     std::size_t target = needed <= capacity ? capacity : (needed > 2 * capacity ? needed : 2 * capacity);
     if (target < 64) target = 64;
     container_.resize(target);
+    attach();
+    cursor_ = begin_ + used;
   }
 
   Container& container_;
-  std::size_t position_ = 0;
+  char* begin_ = nullptr;
+  char* cursor_ = nullptr;
+  char* limit_ = nullptr;
 };
 
 }  // namespace savekit::detail
