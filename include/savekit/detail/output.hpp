@@ -33,6 +33,7 @@ class output {
     *cursor_++ = c;
   }
   SAVEKIT_ALWAYS_INLINE void append(const void* bytes, std::size_t n) {
+    if (n == 0) return;  // bytes may be null then (an empty vector's data())
     reserve(n);
     std::memcpy(cursor_, bytes, n);
     cursor_ += n;
