@@ -1,7 +1,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS savekit savekit_fast_float savekit_dragonbox EXPORT savekitTargets)
+install(TARGETS savekit savekit_core savekit_fast_float savekit_dragonbox EXPORT savekitTargets)
 install(DIRECTORY include/savekit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT savekitTargets NAMESPACE savekit:: DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/savekit)
 

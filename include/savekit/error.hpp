@@ -46,6 +46,16 @@ enum class errc : std::uint8_t {
   invalid_base64_padding = 20,
   invalid_base64_trailing_bits = 21,
   invalid_value = 22,  // a custom adapter refused the value
+  // The store (savekit/prefs.hpp) and its backends:
+  not_found = 23,            // no entry under this key
+  wrong_type = 24,           // the entry holds another type than asked for
+  invalid_key = 25,          // an empty key, or one longer than prefs::max_key_size
+  value_too_large = 26,      // a value longer than prefs::max_value_size
+  locked = 27,               // another process holds the store
+  io_error = 28,             // the operating system refused a read, write, sync or rename
+  corrupt_store = 29,        // no intact committed state could be read
+  unsupported_version = 30,  // the store was written by a newer savekit
+  commit_pending = 31,       // an asynchronous backend has not finished the commit yet
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -97,6 +107,24 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "invalid_base64_trailing_bits";
     case errc::invalid_value:
       return "invalid_value";
+    case errc::not_found:
+      return "not_found";
+    case errc::wrong_type:
+      return "wrong_type";
+    case errc::invalid_key:
+      return "invalid_key";
+    case errc::value_too_large:
+      return "value_too_large";
+    case errc::locked:
+      return "locked";
+    case errc::io_error:
+      return "io_error";
+    case errc::corrupt_store:
+      return "corrupt_store";
+    case errc::unsupported_version:
+      return "unsupported_version";
+    case errc::commit_pending:
+      return "commit_pending";
   }
   return "unknown";
 }

@@ -49,13 +49,14 @@ inline constexpr bool msgpack_always_false = false;
 
 // ---- writer -----------------------------------------------------------------------------
 
+template <class Container>
 struct msgpack_typed_writer {
-  msgpack_writer wire;
+  msgpack_writer<Container> wire;
   msgpack_form form;
 };
 
-template <class T>
-void write_msgpack(msgpack_typed_writer& w, const T& value);
+template <class Writer, class T>
+void write_msgpack(Writer& w, const T& value);
 
 // Field keys of the map form, encoded once at compile time: fixstr or str8 header + name.
 template <class T, std::size_t I>
@@ -86,8 +87,8 @@ inline constexpr auto compact_slots = [] {
   return slots;
 }();
 
-template <class T>
-void write_msgpack_struct(msgpack_typed_writer& w, const T& value) {
+template <class Writer, class T>
+void write_msgpack_struct(Writer& w, const T& value) {
   using R = reflection<T>;
   if (w.form == msgpack_form::map) {
     w.wire.map_header(R::size);
@@ -109,8 +110,8 @@ void write_msgpack_struct(msgpack_typed_writer& w, const T& value) {
   }
 }
 
-template <class T>
-void write_msgpack(msgpack_typed_writer& w, const T& value) {
+template <class Writer, class T>
+void write_msgpack(Writer& w, const T& value) {
   if constexpr (has_adapter<T>) {
     write_msgpack(w, adapter<T>::to_wire(value));
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -523,8 +524,16 @@ inline std::span<const std::byte> as_byte_span(std::string_view text) {
 // Writes value as MessagePack into out, replacing its content and reusing its capacity.
 template <class T>
 void to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
-  detail::msgpack_typed_writer writer{detail::msgpack_writer{detail::output<std::vector<std::byte>>{out}},
-                                      options.form};
+  detail::msgpack_typed_writer<std::vector<std::byte>> writer{{detail::output<std::vector<std::byte>>{out}},
+                                                              options.form};
+  detail::write_msgpack(writer, value);
+  writer.wire.out.finish();
+}
+
+// The same into a std::string's bytes (the store keeps values in strings).
+template <class T>
+void to_msgpack(const T& value, std::string& out, msgpack_options options = {}) {
+  detail::msgpack_typed_writer<std::string> writer{{detail::output<std::string>{out}}, options.form};
   detail::write_msgpack(writer, value);
   writer.wire.out.finish();
 }

@@ -155,7 +155,7 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
 
 struct json_transcoder {
   json_cursor& c;
-  msgpack_writer& w;
+  msgpack_writer<>& w;
   std::string scratch;
 
   // Containers are written before their length is known: one header byte is reserved
@@ -288,7 +288,7 @@ inline result<std::string> msgpack_to_json(std::string_view bytes, json_options 
 // Converts any JSON document to MessagePack, into out (content replaced, capacity reused).
 inline status json_to_msgpack(std::string_view text, std::vector<std::byte>& out, json_options options = {}) {
   detail::json_cursor c{text, options.max_depth};
-  detail::msgpack_writer writer{detail::output<std::vector<std::byte>>{out}};
+  detail::msgpack_writer<> writer{detail::output<std::vector<std::byte>>{out}};
   detail::json_transcoder transcoder{c, writer, {}};
   bool ok = c.next_token() && transcoder.value() && c.finish();
   writer.out.finish();

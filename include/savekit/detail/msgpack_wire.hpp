@@ -43,8 +43,9 @@ inline std::uint64_t load_big_endian(const unsigned char* p, int bytes) {
 
 // ---- writer -----------------------------------------------------------------------------
 
+template <class Container = std::vector<std::byte>>  // or std::string
 struct msgpack_writer {
-  output<std::vector<std::byte>> out;
+  output<Container> out;
 
   void byte(std::uint8_t b) { out.put(static_cast<char>(b)); }
 

@@ -1,0 +1,103 @@
+// savekit/backend.hpp — where a prefs store's committed bytes live.
+//
+// A backend loads the last committed state when the store opens and commits batches of
+// changes. commit() may complete later (an IndexedDB transaction does): it calls `done`
+// exactly once, with the outcome, possibly after returning. Backends that finish inside
+// commit() say so with completes_synchronously(), and prefs::save() then returns the
+// outcome directly.
+//
+// Backends shipped: the file backend (savekit/file_backend.hpp, the desktop default) and
+// the memory backend below (tests; games that keep the bytes themselves).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "savekit/error.hpp"
+
+namespace savekit {
+
+// What an entry holds. The numbers are stored in files: never renumber.
+enum class value_type : std::uint8_t {
+  integer = 1,          // a MessagePack integer (set_int)
+  floating = 2,         // a MessagePack float64 (set_float)
+  string = 3,           // raw bytes (set_string)
+  bytes = 4,            // raw bytes (set_bytes)
+  msgpack = 5,          // an object, MessagePack map form (set)
+  msgpack_compact = 6,  // an object, MessagePack compact form
+  json = 7,             // an object, JSON
+};
+
+std::string_view to_string(value_type type) noexcept;
+
+// One change in a commit. The views stay valid only until commit() returns: an
+// asynchronous backend copies what it needs before that.
+struct change {
+  std::string_view key;
+  value_type type = value_type::bytes;
+  std::string_view value;
+  bool erase = false;  // true: the key was deleted (type and value unused)
+};
+
+// Everything a save() commits, atomically: if clear_all, the state is emptied first.
+struct change_set {
+  bool clear_all = false;
+  std::vector<change> changes;
+};
+
+// A committed entry, as loaded.
+struct stored_value {
+  value_type type = value_type::bytes;
+  std::string bytes;
+};
+
+// What opening found. A store that needed no repair has recovered == false.
+struct recovery_report {
+  bool recovered = false;            // something was damaged or cut off and left out
+  std::uint64_t commits_loaded = 0;  // commits applied (a compacted store counts as one)
+  std::uint64_t bytes_discarded = 0;  // bytes after the last intact commit
+  std::string detail;                 // what was wrong, for a log or the player
+  std::string damaged_copy;           // where the damaged file was kept, if it was
+};
+
+struct loaded_state {
+  std::map<std::string, stored_value, std::less<>> entries;
+  recovery_report report;
+};
+
+class backend {
+ public:
+  virtual ~backend() = default;
+
+  // Reads the committed state (called once, by prefs::open).
+  virtual result<loaded_state> load() = 0;
+
+  // Commits a change set: all of it or nothing. Calls done exactly once.
+  virtual void commit(const change_set& changes, std::function<void(status)> done) = 0;
+
+  virtual bool completes_synchronously() const { return true; }
+
+  // A short description for errors and tools ("file saves/player.prefs").
+  virtual std::string describe() const = 0;
+};
+
+// ---- memory backend ----------------------------------------------------------------------
+
+// The committed bytes of a memory backend. Share one between backends to "reopen" a
+// store; set fail_commits to make commits fail (for tests).
+struct memory_storage {
+  std::mutex mutex;
+  std::map<std::string, stored_value, std::less<>> committed;
+  std::uint64_t commits = 0;
+  bool fail_commits = false;
+};
+
+std::unique_ptr<backend> make_memory_backend(std::shared_ptr<memory_storage> storage = nullptr);
+
+}  // namespace savekit

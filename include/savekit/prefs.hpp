@@ -1,0 +1,214 @@
+// savekit/prefs.hpp — the save store, in PlayerPrefs' vocabulary: byte-clean, typed,
+// crash-safe.
+//
+//   savekit::result<savekit::prefs> p = savekit::prefs::open("saves/player.prefs");
+//   if (!p) return fail(p.error());                 // errc::locked, io_error, corrupt_store...
+//   p->set_int("Status1.lv", 3);                     // memory only
+//   p->set("status", status);                        // a whole object (MessagePack map form)
+//   savekit::status ok = p->save();                  // commits every change: durably, atomically
+//   std::int64_t lv = p->get_int("Status1.lv", 0);   // 0 if missing (or not an integer)
+//   savekit::result<Status> st = p->get<Status>("status");
+//
+// Values keep every byte (NUL and invalid UTF-8 included) and a type tag; get<T> of an
+// entry of another type is errc::wrong_type, never garbage. set_* change memory only;
+// save() commits all pending changes or none; after a failed save the changes stay
+// pending and a retry commits them.
+//
+// Thread safety: every member function may be called from any thread; calls are
+// serialized by an internal mutex (save() holds it while the backend commits).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "savekit/backend.hpp"
+#include "savekit/error.hpp"
+#include "savekit/file_backend.hpp"
+#include "savekit/json.hpp"
+#include "savekit/msgpack.hpp"
+
+namespace savekit {
+
+// How set(key, object, format) encodes an object.
+enum class format : std::uint8_t {
+  msgpack,          // MessagePack map form (default): survives schema changes
+  msgpack_compact,  // MessagePack compact array form: smallest
+  json,             // JSON: readable in any tool
+};
+
+class prefs {
+ public:
+  static constexpr std::size_t max_key_size = 1024;
+  static constexpr std::size_t max_value_size = std::size_t{256} << 20;  // 256 MiB
+
+  // Opens (creating if missing) the store file at path with an exclusive lock.
+  static result<prefs> open(const std::string& path, file_backend_options options = {});
+  // Opens a store over any backend.
+  static result<prefs> open(std::unique_ptr<backend> store_backend);
+
+  prefs(prefs&& other) noexcept;
+  prefs& operator=(prefs&& other) noexcept;
+  ~prefs();
+
+  // ---- primitives (PlayerPrefs' calls) ----
+  status set_int(std::string_view key, std::int64_t value);
+  status set_float(std::string_view key, double value);
+  status set_string(std::string_view key, std::string_view value);
+  status set_bytes(std::string_view key, std::span<const std::byte> value);
+
+  // The value, or fallback when the key is missing or holds another type (PlayerPrefs'
+  // behaviour). The try_get_* calls say why instead.
+  std::int64_t get_int(std::string_view key, std::int64_t fallback = 0) const;
+  double get_float(std::string_view key, double fallback = 0.0) const;
+  std::string get_string(std::string_view key, std::string_view fallback = {}) const;
+  result<std::vector<std::byte>> get_bytes(std::string_view key) const;
+
+  result<std::int64_t> try_get_int(std::string_view key) const;
+  result<double> try_get_float(std::string_view key) const;
+  result<std::string> try_get_string(std::string_view key) const;
+
+  // ---- whole objects ----
+  template <class T>
+  status set(std::string_view key, const T& value, format encoding = format::msgpack);
+  template <class T>
+  result<T> get(std::string_view key) const;
+  // Reads into an existing object, reusing its capacity.
+  template <class T>
+  status get_into(std::string_view key, T& into) const;
+
+  // ---- keys ----
+  bool has_key(std::string_view key) const;
+  result<value_type> type_of(std::string_view key) const;
+  status delete_key(std::string_view key);  // errc::not_found if absent
+  void delete_all();
+  std::vector<std::string> keys() const;  // sorted
+  std::size_t size() const;
+
+  // ---- committing ----
+  // Commits every change since the last successful save, or none of them. With an
+  // asynchronous backend this returns errc::commit_pending: use save_async.
+  status save();
+  // Commits and calls done with the outcome when the backend has finished.
+  void save_async(std::function<void(status)> done);
+  bool has_pending_changes() const;
+
+  // What open() found and repaired.
+  const recovery_report& recovery() const { return state_->report; }
+  std::string describe() const { return state_->store_backend->describe(); }
+
+  // The raw stored bytes of an entry and its type (tools: savekit get --raw, export).
+  result<stored_value> get_raw(std::string_view key) const;
+  status set_raw(std::string_view key, value_type type, std::string_view bytes);
+
+ private:
+  struct entry {
+    value_type type = value_type::bytes;
+    std::string bytes;
+    std::uint64_t version = 0;  // bumped by every change; tells a commit what it covered
+    bool deleted = false;       // a tombstone until the deletion is committed
+    bool dirty = false;         // in dirty_ (changed since the last commit)
+  };
+  struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  using entry_map = std::unordered_map<std::string, entry, string_hash, std::equal_to<>>;
+
+  // Shared so that an asynchronous commit completing after the prefs is gone or moved
+  // finds it (through a weak_ptr) or skips its bookkeeping.
+  struct shared_state {
+    mutable std::mutex mutex;
+    std::unique_ptr<backend> store_backend;
+    entry_map entries;
+    std::vector<entry_map::value_type*> dirty;  // node pointers are stable in unordered_map
+    std::uint64_t version = 0;
+    bool clear_pending = false;
+    std::uint64_t clear_version = 0;
+    bool commit_in_flight = false;
+    recovery_report report;
+    std::string scratch;  // encoding buffer, reused
+  };
+
+  explicit prefs(std::shared_ptr<shared_state> state) : state_(std::move(state)) {}
+
+  static status check_key(std::string_view key);
+  // Store under key (caller holds the mutex and has checked the key and size).
+  entry& touch(std::string_view key, value_type type);
+  void put(std::string_view key, value_type type, std::string_view bytes) { touch(key, type).bytes.assign(bytes); }
+  void put_swap(std::string_view key, value_type type, std::string& bytes) { touch(key, type).bytes.swap(bytes); }
+  const entry* find(std::string_view key) const;  // live entries only
+
+  std::shared_ptr<shared_state> state_;
+};
+
+// ---- templates -----------------------------------------------------------------------------
+
+template <class T>
+status prefs::set(std::string_view key, const T& value, format encoding) {
+  if (status valid = check_key(key); !valid) return valid;
+  std::lock_guard lock(state_->mutex);
+  // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
+  // value if the new one is refused, and buffers are reused in both directions.
+  std::string& buffer = state_->scratch;
+  value_type type = value_type::msgpack;
+  switch (encoding) {
+    case format::json:
+      to_json(value, buffer);
+      type = value_type::json;
+      break;
+    case format::msgpack_compact:
+      to_msgpack(value, buffer, {.form = msgpack_form::compact});
+      type = value_type::msgpack_compact;
+      break;
+    case format::msgpack:
+      to_msgpack(value, buffer, {.form = msgpack_form::map});
+      break;
+  }
+  if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", std::string{key}};
+  put_swap(key, type, buffer);
+  return {};
+}
+
+template <class T>
+status prefs::get_into(std::string_view key, T& into) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return error{errc::not_found, 0, "no entry under this key", std::string{key}};
+  status decoded;
+  switch (found->type) {
+    case value_type::json:
+      decoded = from_json(found->bytes, into);
+      break;
+    case value_type::msgpack:
+    case value_type::msgpack_compact:
+      decoded = from_msgpack(std::string_view{found->bytes}, into);
+      break;
+    default:
+      return error{errc::wrong_type, 0,
+                   "entry holds " + std::string{to_string(found->type)} + ", not an object", std::string{key}};
+  }
+  if (!decoded) {
+    error e = std::move(decoded).error();
+    return error{e.code(), e.offset(), "stored object does not decode: " + e.message(),
+                 std::string{key} + e.path().substr(1)};
+  }
+  return {};
+}
+
+template <class T>
+result<T> prefs::get(std::string_view key) const {
+  result<T> out{std::in_place};
+  status read = get_into(key, *out);
+  if (!read) return std::move(read).error();
+  return out;
+}
+
+}  // namespace savekit

@@ -1,0 +1,320 @@
+#include "savekit/prefs.hpp"
+
+#include <algorithm>
+
+namespace savekit {
+
+namespace {
+
+error key_error(errc code, std::string_view key, std::string message) {
+  return error{code, 0, std::move(message), std::string{key}};
+}
+
+}  // namespace
+
+result<prefs> prefs::open(const std::string& path, file_backend_options options) {
+  return open(make_file_backend(path, posix_file_system(), options));
+}
+
+result<prefs> prefs::open(std::unique_ptr<backend> store_backend) {
+  auto loaded = store_backend->load();
+  if (!loaded) return std::move(loaded).error();
+  auto state = std::make_shared<shared_state>();
+  state->entries.reserve(loaded->entries.size());
+  for (auto& [key, value] : loaded->entries)
+    state->entries.emplace(key, entry{value.type, std::move(value.bytes), 0, false, false});
+  state->report = std::move(loaded->report);
+  state->store_backend = std::move(store_backend);
+  return prefs(std::move(state));
+}
+
+prefs::prefs(prefs&& other) noexcept = default;
+prefs& prefs::operator=(prefs&& other) noexcept = default;
+prefs::~prefs() = default;
+
+status prefs::check_key(std::string_view key) {
+  if (key.empty()) return key_error(errc::invalid_key, key, "empty key");
+  if (key.size() > max_key_size)
+    return key_error(errc::invalid_key, key.substr(0, 64),
+                     "key longer than " + std::to_string(max_key_size) + " bytes");
+  return {};
+}
+
+prefs::entry& prefs::touch(std::string_view key, value_type type) {
+  shared_state& s = *state_;
+  auto it = s.entries.find(key);
+  if (it == s.entries.end()) it = s.entries.emplace(std::string{key}, entry{}).first;
+  entry& e = it->second;
+  e.type = type;
+  e.deleted = false;
+  e.version = ++s.version;
+  if (!e.dirty) {
+    e.dirty = true;
+    s.dirty.push_back(&*it);
+  }
+  return e;
+}
+
+const prefs::entry* prefs::find(std::string_view key) const {
+  auto it = state_->entries.find(key);
+  if (it == state_->entries.end() || it->second.deleted) return nullptr;
+  return &it->second;
+}
+
+// ---- primitives ------------------------------------------------------------------------------
+
+status prefs::set_int(std::string_view key, std::int64_t value) {
+  if (status valid = check_key(key); !valid) return valid;
+  std::lock_guard lock(state_->mutex);
+  to_msgpack(value, touch(key, value_type::integer).bytes);
+  return {};
+}
+
+status prefs::set_float(std::string_view key, double value) {
+  if (status valid = check_key(key); !valid) return valid;
+  std::lock_guard lock(state_->mutex);
+  to_msgpack(value, touch(key, value_type::floating).bytes);
+  return {};
+}
+
+status prefs::set_string(std::string_view key, std::string_view value) {
+  if (status valid = check_key(key); !valid) return valid;
+  if (value.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
+  std::lock_guard lock(state_->mutex);
+  put(key, value_type::string, value);
+  return {};
+}
+
+status prefs::set_bytes(std::string_view key, std::span<const std::byte> value) {
+  if (status valid = check_key(key); !valid) return valid;
+  if (value.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
+  std::lock_guard lock(state_->mutex);
+  put(key, value_type::bytes, std::string_view(reinterpret_cast<const char*>(value.data()), value.size()));
+  return {};
+}
+
+result<std::int64_t> prefs::try_get_int(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  if (found->type != value_type::integer)
+    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not int");
+  std::int64_t value = 0;
+  if (status decoded = from_msgpack(std::string_view{found->bytes}, value); !decoded)
+    return key_error(errc::corrupt_store, key, "stored int does not decode");
+  return value;
+}
+
+result<double> prefs::try_get_float(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  if (found->type != value_type::floating)
+    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not float");
+  double value = 0;
+  if (status decoded = from_msgpack(std::string_view{found->bytes}, value); !decoded)
+    return key_error(errc::corrupt_store, key, "stored float does not decode");
+  return value;
+}
+
+result<std::string> prefs::try_get_string(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  if (found->type != value_type::string)
+    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not string");
+  return found->bytes;
+}
+
+std::int64_t prefs::get_int(std::string_view key, std::int64_t fallback) const {
+  auto value = try_get_int(key);
+  return value ? *value : fallback;
+}
+
+double prefs::get_float(std::string_view key, double fallback) const {
+  auto value = try_get_float(key);
+  return value ? *value : fallback;
+}
+
+std::string prefs::get_string(std::string_view key, std::string_view fallback) const {
+  auto value = try_get_string(key);
+  return value ? std::move(*value) : std::string{fallback};
+}
+
+result<std::vector<std::byte>> prefs::get_bytes(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  if (found->type != value_type::bytes && found->type != value_type::string)
+    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not bytes");
+  const auto* data = reinterpret_cast<const std::byte*>(found->bytes.data());
+  return std::vector<std::byte>(data, data + found->bytes.size());
+}
+
+result<stored_value> prefs::get_raw(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  return stored_value{found->type, found->bytes};
+}
+
+status prefs::set_raw(std::string_view key, value_type type, std::string_view bytes) {
+  if (status valid = check_key(key); !valid) return valid;
+  auto tag = static_cast<std::uint8_t>(type);
+  if (tag < 1 || tag > 7) return key_error(errc::wrong_type, key, "unknown value type");
+  if (bytes.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
+  std::lock_guard lock(state_->mutex);
+  put(key, type, bytes);
+  return {};
+}
+
+// ---- keys ------------------------------------------------------------------------------------
+
+bool prefs::has_key(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  return find(key) != nullptr;
+}
+
+result<value_type> prefs::type_of(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return key_error(errc::not_found, key, "no entry under this key");
+  return found->type;
+}
+
+status prefs::delete_key(std::string_view key) {
+  std::lock_guard lock(state_->mutex);
+  shared_state& s = *state_;
+  auto it = s.entries.find(key);
+  if (it == s.entries.end() || it->second.deleted) return key_error(errc::not_found, key, "no entry under this key");
+  entry& e = it->second;
+  e.deleted = true;
+  e.bytes.clear();
+  e.version = ++s.version;
+  if (!e.dirty) {
+    e.dirty = true;
+    s.dirty.push_back(&*it);
+  }
+  return {};
+}
+
+void prefs::delete_all() {
+  std::lock_guard lock(state_->mutex);
+  shared_state& s = *state_;
+  s.entries.clear();
+  s.dirty.clear();
+  s.clear_pending = true;
+  s.clear_version = ++s.version;
+}
+
+std::vector<std::string> prefs::keys() const {
+  std::lock_guard lock(state_->mutex);
+  std::vector<std::string> out;
+  for (const auto& [key, e] : state_->entries)
+    if (!e.deleted) out.push_back(key);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::size_t prefs::size() const {
+  std::lock_guard lock(state_->mutex);
+  std::size_t n = 0;
+  for (const auto& [key, e] : state_->entries) n += e.deleted ? 0 : 1;
+  return n;
+}
+
+bool prefs::has_pending_changes() const {
+  std::lock_guard lock(state_->mutex);
+  return !state_->dirty.empty() || state_->clear_pending;
+}
+
+// ---- committing --------------------------------------------------------------------------------
+
+namespace {
+
+// What a commit covered: enough to tell, when it completes, which changes it made durable.
+struct commit_ticket {
+  bool clear_all = false;
+  std::uint64_t clear_version = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> versions;  // key, version committed
+};
+
+}  // namespace
+
+void prefs::save_async(std::function<void(status)> done) {
+  std::shared_ptr<shared_state> state = state_;
+  std::unique_lock lock(state->mutex);
+  if (state->commit_in_flight) {
+    lock.unlock();
+    return done(error{errc::commit_pending, 0, "a commit is already in flight"});
+  }
+  if (state->dirty.empty() && !state->clear_pending) {
+    lock.unlock();
+    return done({});
+  }
+  change_set changes;
+  changes.clear_all = state->clear_pending;
+  changes.changes.reserve(state->dirty.size());
+  bool synchronous = state->store_backend->completes_synchronously();
+  auto ticket = std::make_shared<commit_ticket>();
+  ticket->clear_all = state->clear_pending;
+  ticket->clear_version = state->clear_version;
+  for (auto* node : state->dirty) {
+    const entry& e = node->second;
+    changes.changes.push_back(change{node->first, e.type, e.bytes, e.deleted});
+    if (!synchronous) ticket->versions.emplace_back(node->first, e.version);
+  }
+  state->commit_in_flight = true;
+
+  std::weak_ptr<shared_state> weak = state;
+  // Bookkeeping once the backend reports: the changes it made durable stop being pending.
+  auto settle = [weak, ticket, synchronous](const status& outcome) {
+    auto s = weak.lock();
+    if (!s) return;
+    std::unique_lock relock(s->mutex, std::defer_lock);
+    if (!synchronous) relock.lock();  // a synchronous backend reports while save_async holds it
+    s->commit_in_flight = false;
+    if (!outcome) return;
+    if (ticket->clear_all && s->clear_version == ticket->clear_version) s->clear_pending = false;
+    if (synchronous) {
+      // Nothing could change while the mutex was held: the whole change set is durable.
+      for (auto* node : s->dirty) node->second.dirty = false;
+      for (auto* node : s->dirty)
+        if (node->second.deleted) s->entries.erase(s->entries.find(node->first));
+      s->dirty.clear();
+      return;
+    }
+    for (const auto& [key, version] : ticket->versions) {
+      auto it = s->entries.find(key);
+      if (it != s->entries.end() && it->second.version == version) it->second.dirty = false;  // else changed since
+    }
+    std::erase_if(s->dirty, [](auto* node) { return !node->second.dirty; });
+    for (const auto& [key, version] : ticket->versions) {
+      auto it = s->entries.find(key);
+      if (it != s->entries.end() && !it->second.dirty && it->second.deleted) s->entries.erase(it);
+    }
+  };
+
+  if (synchronous) {
+    status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
+    state->store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
+    settle(outcome);
+    lock.unlock();  // done may call back into the store
+    return done(std::move(outcome));
+  }
+  lock.unlock();  // the backend copies the change set before commit() returns
+  state->store_backend->commit(changes, [settle, done = std::move(done)](status outcome) mutable {
+    settle(outcome);
+    done(std::move(outcome));
+  });
+}
+
+status prefs::save() {
+  if (!state_->store_backend->completes_synchronously())
+    return error{errc::commit_pending, 0, "this backend commits asynchronously: use save_async"};
+  status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
+  save_async([&](status s) { outcome = std::move(s); });
+  return outcome;
+}
+
+}  // namespace savekit

@@ -1,0 +1,234 @@
+// savekit::prefs: every call and every error, over the memory and the file backend.
+#include <savekit/prefs.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "seed_types.hpp"
+#include "support/temp_dir.hpp"
+
+using savekit::errc;
+using savekit::prefs;
+using savekit::value_type;
+
+namespace {
+
+std::vector<std::byte> bytes_of(std::string_view text) {
+  const auto* p = reinterpret_cast<const std::byte*>(text.data());
+  return {p, p + text.size()};
+}
+
+// Runs each test over both backends.
+class PrefsTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  prefs open_store() {
+    if (GetParam() == "memory") {
+      auto p = prefs::open(savekit::make_memory_backend(storage_));
+      EXPECT_TRUE(p);
+      return std::move(*p);
+    }
+    auto p = prefs::open(dir_.path() / "saves" / "player.prefs");
+    EXPECT_TRUE(p) << p.error().to_string();
+    return std::move(*p);
+  }
+  test_support::temp_dir dir_;
+  std::shared_ptr<savekit::memory_storage> storage_ = std::make_shared<savekit::memory_storage>();
+};
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Backends, PrefsTest, ::testing::Values("memory", "file"));
+
+TEST_P(PrefsTest, PrimitivesRoundTripThroughAReopen) {
+  {
+    prefs p = open_store();
+    ASSERT_TRUE(p.set_int("Status1.lv", 3));
+    ASSERT_TRUE(p.set_int("min", INT64_MIN));
+    ASSERT_TRUE(p.set_float("speed", 1.5));
+    ASSERT_TRUE(p.set_string("name", std::string_view("a\0b\xff", 4)));  // NUL and a non-UTF-8 byte
+    ASSERT_TRUE(p.set_bytes("blob", bytes_of(std::string_view("\x00\x01\x02", 3))));
+    ASSERT_TRUE(p.save());
+  }
+  prefs p = open_store();
+  EXPECT_EQ(p.get_int("Status1.lv", 0), 3);
+  EXPECT_EQ(p.get_int("min", 0), INT64_MIN);
+  EXPECT_EQ(p.get_float("speed", 0.0), 1.5);
+  EXPECT_EQ(p.get_string("name", ""), std::string_view("a\0b\xff", 4));
+  EXPECT_EQ(*p.get_bytes("blob"), bytes_of(std::string_view("\x00\x01\x02", 3)));
+  EXPECT_EQ(p.keys(), (std::vector<std::string>{"Status1.lv", "blob", "min", "name", "speed"}));
+  EXPECT_EQ(p.size(), 5u);
+  EXPECT_EQ(*p.type_of("speed"), value_type::floating);
+}
+
+TEST_P(PrefsTest, FallbacksAndWhyNot) {
+  prefs p = open_store();
+  ASSERT_TRUE(p.set_string("text", "hello"));
+  EXPECT_EQ(p.get_int("missing", 7), 7);
+  EXPECT_EQ(p.get_int("text", 7), 7);  // PlayerPrefs: another type gives the fallback
+  EXPECT_EQ(p.get_float("text", 2.5), 2.5);
+  EXPECT_EQ(p.get_string("missing", "none"), "none");
+  EXPECT_EQ(p.try_get_int("missing").error().code(), errc::not_found);
+  EXPECT_EQ(p.try_get_int("text").error().code(), errc::wrong_type);
+  EXPECT_EQ(p.try_get_float("text").error().code(), errc::wrong_type);
+  EXPECT_EQ(p.try_get_string("missing").error().code(), errc::not_found);
+  EXPECT_EQ(p.get_bytes("missing").error().code(), errc::not_found);
+  ASSERT_TRUE(p.set_int("n", 1));
+  EXPECT_EQ(p.try_get_string("n").error().code(), errc::wrong_type);
+  EXPECT_EQ(p.get_bytes("n").error().code(), errc::wrong_type);
+  EXPECT_EQ(p.type_of("missing").error().code(), errc::not_found);
+}
+
+TEST_P(PrefsTest, WholeObjectsInEveryFormat) {
+  {
+    prefs p = open_store();
+    ASSERT_TRUE(p.set("status", seeds::seed_status()));
+    ASSERT_TRUE(p.set("compact", seeds::seed_status(), savekit::format::msgpack_compact));
+    ASSERT_TRUE(p.set("json", seeds::seed_save_game(), savekit::format::json));
+    ASSERT_TRUE(p.save());
+  }
+  prefs p = open_store();
+  EXPECT_EQ(*p.get<seeds::Status>("status"), seeds::seed_status());
+  EXPECT_EQ(*p.get<seeds::Status>("compact"), seeds::seed_status());
+  EXPECT_EQ(*p.get<seeds::SaveGame>("json"), seeds::seed_save_game());
+  EXPECT_EQ(*p.type_of("compact"), value_type::msgpack_compact);
+  EXPECT_EQ(p.get_raw("json")->bytes, savekit::to_json(seeds::seed_save_game()));
+
+  seeds::Status into;
+  into.equip.name.reserve(100);
+  const char* buffer = into.equip.name.data();
+  ASSERT_TRUE(p.get_into("status", into));
+  EXPECT_EQ(into, seeds::seed_status());
+  EXPECT_EQ(into.equip.name.data(), buffer);  // capacity reused
+}
+
+TEST_P(PrefsTest, ObjectErrors) {
+  prefs p = open_store();
+  ASSERT_TRUE(p.set_int("n", 1));
+  auto wrong = p.get<seeds::Status>("n");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code(), errc::wrong_type);
+  EXPECT_EQ(p.get<seeds::Status>("missing").error().code(), errc::not_found);
+  // A stored object that does not match the type asked for: a decode error with the path.
+  ASSERT_TRUE(p.set("save", seeds::seed_save_game()));
+  auto mismatch = p.get<std::vector<int>>("save");
+  ASSERT_FALSE(mismatch);
+  EXPECT_EQ(mismatch.error().code(), errc::type_mismatch);
+  EXPECT_EQ(mismatch.error().path(), "save");
+  ASSERT_TRUE(p.set_raw("broken", value_type::msgpack, "\xc1"));
+  EXPECT_EQ(p.get<seeds::Status>("broken").error().code(), errc::invalid_msgpack);
+}
+
+TEST_P(PrefsTest, KeyLimits) {
+  prefs p = open_store();
+  EXPECT_EQ(p.set_int("", 1).error().code(), errc::invalid_key);
+  EXPECT_EQ(p.set_int(std::string(prefs::max_key_size + 1, 'k'), 1).error().code(), errc::invalid_key);
+  EXPECT_TRUE(p.set_int(std::string(prefs::max_key_size, 'k'), 1));
+  EXPECT_EQ(p.set_raw("k", static_cast<value_type>(99), "").error().code(), errc::wrong_type);
+}
+
+TEST_P(PrefsTest, DeleteKeyAndDeleteAll) {
+  {
+    prefs p = open_store();
+    ASSERT_TRUE(p.set_int("a", 1));
+    ASSERT_TRUE(p.set_int("b", 2));
+    ASSERT_TRUE(p.set_int("c", 3));
+    ASSERT_TRUE(p.save());
+    ASSERT_TRUE(p.delete_key("b"));
+    EXPECT_FALSE(p.has_key("b"));
+    EXPECT_EQ(p.delete_key("b").error().code(), errc::not_found);
+    ASSERT_TRUE(p.save());
+  }
+  {
+    prefs p = open_store();
+    EXPECT_EQ(p.keys(), (std::vector<std::string>{"a", "c"}));
+    p.delete_all();
+    EXPECT_TRUE(p.keys().empty());
+    ASSERT_TRUE(p.set_int("after", 9));
+    ASSERT_TRUE(p.save());
+  }
+  prefs p = open_store();
+  EXPECT_EQ(p.keys(), (std::vector<std::string>{"after"}));
+  // Deleting and setting again before a save leaves the new value.
+  ASSERT_TRUE(p.delete_key("after"));
+  ASSERT_TRUE(p.set_int("after", 10));
+  ASSERT_TRUE(p.save());
+  EXPECT_EQ(p.get_int("after"), 10);
+}
+
+TEST_P(PrefsTest, ChangesAreInMemoryUntilSave) {
+  {
+    prefs p = open_store();
+    ASSERT_TRUE(p.set_int("saved", 1));
+    ASSERT_TRUE(p.save());
+    EXPECT_FALSE(p.has_pending_changes());
+    ASSERT_TRUE(p.set_int("unsaved", 2));
+    EXPECT_TRUE(p.has_pending_changes());
+  }  // closed without save
+  prefs p = open_store();
+  EXPECT_TRUE(p.has_key("saved"));
+  EXPECT_FALSE(p.has_key("unsaved"));
+  EXPECT_TRUE(p.save());  // nothing pending: a no-op that succeeds
+}
+
+TEST(Prefs, FailedSaveKeepsChangesPendingAndRetryWorks) {
+  auto storage = std::make_shared<savekit::memory_storage>();
+  auto p = prefs::open(savekit::make_memory_backend(storage));
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->set_int("a", 1));
+  ASSERT_TRUE(p->save());
+  ASSERT_TRUE(p->set_int("a", 2));
+  ASSERT_TRUE(p->set_int("b", 3));
+  storage->fail_commits = true;
+  auto failed = p->save();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code(), errc::io_error);
+  EXPECT_TRUE(p->has_pending_changes());
+  EXPECT_EQ(p->get_int("a"), 2);  // still usable
+  EXPECT_EQ(storage->committed.at("a").bytes, "\x01");  // the committed value is still 1
+  storage->fail_commits = false;
+  ASSERT_TRUE(p->save());
+  EXPECT_FALSE(p->has_pending_changes());
+  auto reopened = prefs::open(savekit::make_memory_backend(storage));
+  EXPECT_EQ(reopened->get_int("a"), 2);
+  EXPECT_EQ(reopened->get_int("b"), 3);
+}
+
+TEST(Prefs, SecondOpenOfTheSameFileIsLocked) {
+  test_support::temp_dir dir;
+  std::string path = dir.path() / "locked.prefs";
+  auto first = prefs::open(path);
+  ASSERT_TRUE(first);
+  auto second = prefs::open(path);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code(), errc::locked);
+  first = prefs::open(dir.path() / "other.prefs");  // releases the first lock
+  EXPECT_TRUE(prefs::open(path));
+}
+
+TEST(Prefs, ThreadSafeAsDocumented) {
+  // Every call may come from any thread: four writers and a reader, then one save.
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        ASSERT_TRUE(p->set_int("k" + std::to_string(t) + "_" + std::to_string(i % 50), i));
+        if (i % 100 == 0) {
+          ASSERT_TRUE(p->save());
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int i = 0; i < 2000; ++i) (void)p->get_int("k0_1", 0), (void)p->keys();
+  });
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(p->save());
+  EXPECT_EQ(p->size(), 200u);
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(p->get_int("k" + std::to_string(t) + "_49"), 1999);
+}
