@@ -29,8 +29,8 @@ inline std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc =
     std::memcpy(&low, p, 4);  // little-endian hosts (x86, wasm)
     std::memcpy(&high, p + 4, 4);
     low ^= crc;
-    crc = t[7][low & 0xFF] ^ t[6][(low >> 8) & 0xFF] ^ t[5][(low >> 16) & 0xFF] ^ t[4][low >> 24] ^
-          t[3][high & 0xFF] ^ t[2][(high >> 8) & 0xFF] ^ t[1][(high >> 16) & 0xFF] ^ t[0][high >> 24];
+    crc = t[7][low & 0xFF] ^ t[6][(low >> 8) & 0xFF] ^ t[5][(low >> 16) & 0xFF] ^ t[4][low >> 24] ^ t[3][high & 0xFF] ^
+          t[2][(high >> 8) & 0xFF] ^ t[1][(high >> 16) & 0xFF] ^ t[0][high >> 24];
     p += 8;
     n -= 8;
   }

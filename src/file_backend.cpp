@@ -84,6 +84,12 @@ class file_backend final : public backend {
       if (!opened) return done(std::move(opened).error());
       handle_ = *opened;
     }
+    if (directory_sync_pending_) {
+      // A compaction renamed the file but could not sync the directory: until it can,
+      // the new name (and so anything appended to it) may not survive a power cut.
+      if (status synced = fs_.sync_directory(directory_); !synced) return done(std::move(synced));
+      directory_sync_pending_ = false;
+    }
     if (needs_truncate_) {
       if (status cut = cut_tail(); !cut) return done(std::move(cut));
     }
@@ -164,7 +170,9 @@ class file_backend final : public backend {
     }
     renamed = true;
     // The rename is durable once the directory is synced.
-    return fs_.sync_directory(directory_);
+    status synced = fs_.sync_directory(directory_);
+    directory_sync_pending_ = !synced;
+    return synced;
   }
 
   // Replaces the store with a header and one record holding the committed state.
@@ -196,6 +204,7 @@ class file_backend final : public backend {
   std::uint64_t file_size_ = 0;   // bytes up to the end of the last committed record
   std::uint64_t live_bytes_ = 0;  // what a compacted file would take
   bool needs_truncate_ = false;
+  bool directory_sync_pending_ = false;
   std::string record_;  // reused encoding buffer
 };
 

@@ -55,13 +55,20 @@ std::unique_ptr<backend> make_memory_backend(std::shared_ptr<memory_storage> sto
 
 std::string_view to_string(value_type type) noexcept {
   switch (type) {
-    case value_type::integer: return "int";
-    case value_type::floating: return "float";
-    case value_type::string: return "string";
-    case value_type::bytes: return "bytes";
-    case value_type::msgpack: return "msgpack";
-    case value_type::msgpack_compact: return "msgpack_compact";
-    case value_type::json: return "json";
+    case value_type::integer:
+      return "int";
+    case value_type::floating:
+      return "float";
+    case value_type::string:
+      return "string";
+    case value_type::bytes:
+      return "bytes";
+    case value_type::msgpack:
+      return "msgpack";
+    case value_type::msgpack_compact:
+      return "msgpack_compact";
+    case value_type::json:
+      return "json";
   }
   return "unknown";
 }

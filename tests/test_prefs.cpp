@@ -187,7 +187,7 @@ TEST(Prefs, FailedSaveKeepsChangesPendingAndRetryWorks) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().code(), errc::io_error);
   EXPECT_TRUE(p->has_pending_changes());
-  EXPECT_EQ(p->get_int("a"), 2);  // still usable
+  EXPECT_EQ(p->get_int("a"), 2);                        // still usable
   EXPECT_EQ(storage->committed.at("a").bytes, "\x01");  // the committed value is still 1
   storage->fail_commits = false;
   ASSERT_TRUE(p->save());

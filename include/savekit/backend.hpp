@@ -59,8 +59,8 @@ struct stored_value {
 
 // What opening found. A store that needed no repair has recovered == false.
 struct recovery_report {
-  bool recovered = false;            // something was damaged or cut off and left out
-  std::uint64_t commits_loaded = 0;  // commits applied (a compacted store counts as one)
+  bool recovered = false;             // something was damaged or cut off and left out
+  std::uint64_t commits_loaded = 0;   // commits applied (a compacted store counts as one)
   std::uint64_t bytes_discarded = 0;  // bytes after the last intact commit
   std::string detail;                 // what was wrong, for a log or the player
   std::string damaged_copy;           // where the damaged file was kept, if it was

@@ -192,8 +192,8 @@ status prefs::get_into(std::string_view key, T& into) const {
       decoded = from_msgpack(std::string_view{found->bytes}, into);
       break;
     default:
-      return error{errc::wrong_type, 0,
-                   "entry holds " + std::string{to_string(found->type)} + ", not an object", std::string{key}};
+      return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",
+                   std::string{key}};
   }
   if (!decoded) {
     error e = std::move(decoded).error();

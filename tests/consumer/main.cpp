@@ -1,3 +1,4 @@
+#include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
 
 #include <cstdio>
@@ -11,5 +12,8 @@ int main() {
   std::string text = savekit::to_json(Hero{3, "hero"});
   auto back = savekit::from_json<Hero>(text);
   if (!back || back->level != 3) return 1;
+  // The compiled part of the library links too.
+  auto store = savekit::prefs::open(savekit::make_memory_backend());
+  if (!store || !store->set("hero", *back) || !store->save() || store->get<Hero>("hero")->name != "hero") return 1;
   std::printf("%s\n", text.c_str());
 }
