@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test savekit has, as CI does, on a fresh Debian 12 machine:
-#   g++ with warnings as errors; clang with ASan+UBSan plus the libFuzzer targets;
+#   g++ with warnings as errors (Debug, and -O3 Release, whose warnings differ); clang with
+#   ASan+UBSan plus the libFuzzer targets;
 #   g++ with -fno-exceptions; an em++ (WebAssembly) build of the examples run under node;
 #   and the .clang-format check.
-# Usage: scripts/test.sh [dev|sanitize|no-exceptions|wasm|format]...   (default: all)
+# Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 jobs=${JOBS:-2}
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(format dev sanitize no-exceptions wasm)
+[ ${#steps[@]} -gt 0 ] || steps=(format dev release sanitize no-exceptions wasm)
 
 run_preset() {
   echo "=== $1"
@@ -25,7 +26,7 @@ for step in "${steps[@]}"; do
       echo "=== clang-format"
       git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror
       ;;
-    dev | sanitize | no-exceptions) run_preset "$step" ;;
+    dev | release | sanitize | no-exceptions) run_preset "$step" ;;
     wasm)
       echo "=== em++ (WebAssembly) build of the examples, run under node"
       export NODE_PATH=/usr/share/nodejs

@@ -69,7 +69,7 @@ class payload_reader {
   bool varint(std::uint64_t& v) {
     v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      std::uint8_t b;
+      std::uint8_t b = 0;
       if (!byte(b)) return false;
       v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
       if (!(b & 0x80)) return true;
@@ -77,7 +77,7 @@ class payload_reader {
     return false;
   }
   bool text(std::string_view& v) {
-    std::uint64_t n;
+    std::uint64_t n = 0;
     if (!varint(n) || n > static_cast<std::uint64_t>(end_ - p_)) return false;
     v = std::string_view(p_, static_cast<std::size_t>(n));
     p_ += n;
@@ -126,7 +126,7 @@ std::string encode_store_header() {
 }
 
 void encode_commit_record(std::string& out, std::uint64_t sequence, const change_set& changes) {
-  std::size_t start;
+  std::size_t start = 0;
   begin_record(out, start);
   out.push_back(static_cast<char>(record_kind_commit));
   put_u64(out, sequence);
@@ -146,7 +146,7 @@ void encode_commit_record(std::string& out, std::uint64_t sequence, const change
 
 void encode_snapshot_record(std::string& out, std::uint64_t sequence,
                             const std::map<std::string, stored_value, std::less<>>& state) {
-  std::size_t start;
+  std::size_t start = 0;
   begin_record(out, start);
   out.push_back(static_cast<char>(record_kind_commit));
   put_u64(out, sequence);
@@ -200,13 +200,13 @@ result<parse_outcome> parse_store(std::string_view content) {
     }
     // A record that passes its checksum must also parse; if not, the file is damaged.
     payload_reader reader(payload);
-    std::uint8_t kind, flags;
-    std::uint64_t sequence, count;
+    std::uint8_t kind = 0, flags = 0;
+    std::uint64_t sequence = 0, count = 0;
     bool ok = reader.byte(kind) && kind == record_kind_commit && reader.u64(sequence) && reader.byte(flags) &&
               reader.varint(count) && (out.commits == 0 || sequence == out.last_sequence + 1);
     // Validate the whole record before applying any of it.
     struct op_view {
-      std::uint8_t op, type;
+      std::uint8_t op = 0, type = 0;
       std::string_view key, value;
     };
     std::vector<op_view> ops;

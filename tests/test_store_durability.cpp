@@ -4,9 +4,12 @@
 // must give the last or the one-before-last committed state: never a mix, never wrong
 // data reported as good.
 #include <savekit/prefs.hpp>
+#include <savekit/transcode.hpp>
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -226,4 +229,22 @@ TEST(StoreDurability, NewerFormatIsRefused) {
   auto reopened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
   ASSERT_FALSE(reopened);
   EXPECT_TRUE(reopened.error().code() == errc::unsupported_version || reopened.error().code() == errc::corrupt_store);
+}
+
+TEST(StoreDurability, ReadsAFileWrittenFromTheFormatDocument) {
+  // tests/fuzz/corpus/store_open/three_commits.prefs was written by a Python script that
+  // follows docs/format.md (with its own CRC-32C), not by savekit.
+  std::ifstream in(std::string(SAVEKIT_SOURCE_DIR) + "/tests/fuzz/corpus/store_open/three_commits.prefs",
+                   std::ios::binary);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(content.size(), 110u);
+  fault_fs disk;
+  disk.plant(store_path, content);
+  auto p = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_FALSE(p->recovery().recovered);
+  EXPECT_EQ(p->keys(), (std::vector<std::string>{"name", "status"}));  // lv was erased by commit 2
+  EXPECT_EQ(p->get_string("name"), std::string("a\0b", 3));
+  EXPECT_EQ(*p->type_of("status"), savekit::value_type::msgpack);
+  EXPECT_EQ(savekit::msgpack_to_json(p->get_raw("status")->bytes).value(), R"({"hp":10})");
 }

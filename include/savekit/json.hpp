@@ -298,14 +298,14 @@ SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
     for (; p < end && digit_at(p) < 10; ++p) {
       if (__builtin_mul_overflow(magnitude, 10u, &magnitude) ||
           __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
-        bool integral;
+        bool integral = false;
         if (!c.scan_number(integral)) return false;
         return c.fail(errc::number_out_of_range, start, "integer out of range");
       }
     }
   }
   if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
-    bool integral;
+    bool integral = false;
     if (!c.scan_number(integral)) return false;
     return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
   }
@@ -334,7 +334,7 @@ bool read_json_float(json_cursor& c, Float& value) {
   }
   const char* start = c.p;
   if (*c.p != '-' && (*c.p < '0' || *c.p > '9')) return json_mismatch(c, "expected a number");
-  bool integral;
+  bool integral = false;
   if (!c.scan_number(integral)) return false;
   auto parsed = fast_float::from_chars(start, c.p, value);
   if (parsed.ptr != c.p || std::isinf(value)) return c.fail(errc::number_out_of_range, start, "number out of range");
@@ -352,7 +352,7 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
   for (bool first = true;; first = false) {
     if (!c.next_element(']', first, more)) return false;
     if (!more) break;
-    bool ok;
+    bool ok = false;
     if constexpr (std::is_same_v<typename Sequence::value_type, bool>) {
       bool element = false;  // std::vector<bool> has no bool& to read into
       ok = read_json(r, element);

@@ -177,8 +177,8 @@ inline bool msgpack_mismatch(msgpack_cursor& c, const char* expected) {
 template <class Int>
 bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
   const unsigned char* start = c.p;
-  std::uint64_t v;
-  bool negative, is_integer;
+  std::uint64_t v = 0;
+  bool negative = false, is_integer = false;
   if (!c.integer(v, negative, is_integer)) {
     if (is_integer) return false;
     return msgpack_mismatch(c, "expected an integer");
@@ -202,10 +202,10 @@ bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
 template <class Float>
 bool read_msgpack_float(msgpack_cursor& c, Float& value) {
   const unsigned char* start = c.p;
-  std::uint64_t bits;
+  std::uint64_t bits = 0;
   if (*c.p == mp::float32) {
     if (!c.field(4, bits)) return false;
-    float f;
+    float f = 0;
     auto b32 = static_cast<std::uint32_t>(bits);
     std::memcpy(&f, &b32, 4);
     value = static_cast<Float>(f);
@@ -213,7 +213,7 @@ bool read_msgpack_float(msgpack_cursor& c, Float& value) {
   }
   if (*c.p == mp::float64) {
     if (!c.field(8, bits)) return false;
-    double d;
+    double d = 0;
     std::memcpy(&d, &bits, 8);
     if constexpr (std::is_same_v<Float, float>) {
       if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
@@ -222,7 +222,7 @@ bool read_msgpack_float(msgpack_cursor& c, Float& value) {
     value = static_cast<Float>(d);
     return true;
   }
-  bool negative, is_integer;
+  bool negative = false, is_integer = false;
   if (!c.integer(bits, negative, is_integer)) {
     if (is_integer) return false;
     return msgpack_mismatch(c, "expected a number");
@@ -239,7 +239,7 @@ inline bool read_msgpack_nil(msgpack_cursor& c) {
 
 // Reads an array header, requiring an array.
 inline bool read_msgpack_array_header(msgpack_cursor& c, std::uint64_t& count, const char* expected) {
-  char kind;
+  char kind = 0;
   if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, expected);
   if (kind != 'a') return c.fail(errc::type_mismatch, c.p - 1, expected);
   return true;
@@ -290,8 +290,8 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   using R = reflection<T>;
   constexpr std::size_t n = R::size;
   const unsigned char* start = c.p;
-  std::uint64_t count;
-  char kind;
+  std::uint64_t count = 0;
+  char kind = 0;
   if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map or an array");
   if (!c.enter(start)) return false;
   if (kind == 'a') {  // compact form: element i is the field with key i
@@ -325,9 +325,9 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
       int outcome = hint < n ? msgpack_field_table<T>::expected[hint](c, value) : -1;
       std::size_t index = hint;
       if (outcome < 0) {
-        const unsigned char* data;
-        std::uint64_t length;
-        char key_kind;
+        const unsigned char* data = nullptr;
+        std::uint64_t length = 0;
+        char key_kind = 0;
         if (!c.string_or_binary(data, length, key_kind)) {
           if (key_kind != 0) return false;                       // a broken str or bin
           if (!c.skip_value() || !c.skip_value()) return false;  // an integer key etc.: not a field
@@ -357,8 +357,8 @@ template <class Map>
 bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   using Key = typename Map::key_type;
   const unsigned char* start = c.p;
-  std::uint64_t count;
-  char kind;
+  std::uint64_t count = 0;
+  char kind = 0;
   if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map");
   if (kind != 'm') return c.fail(errc::type_mismatch, start, "expected a map");
   if (!c.enter(start)) return false;
@@ -400,9 +400,9 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
   } else if constexpr (std::is_enum_v<T>) {
     if constexpr (has_enum_names<T>) {
       const unsigned char* start = c.p;
-      const unsigned char* data;
-      std::uint64_t length;
-      char kind;
+      const unsigned char* data = nullptr;
+      std::uint64_t length = 0;
+      char kind = 0;
       if (c.string_or_binary(data, length, kind)) {
         std::string_view name(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
         if (!enum_from_name(name, value)) return c.fail(errc::unknown_enum_name, start, "unknown enum name");
@@ -419,9 +419,9 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
   } else if constexpr (std::is_floating_point_v<T>) {
     return read_msgpack_float(c, value);
   } else if constexpr (std::is_same_v<T, std::string> || is_byte_vector<T>) {
-    const unsigned char* data;
-    std::uint64_t length;
-    char kind;
+    const unsigned char* data = nullptr;
+    std::uint64_t length = 0;
+    char kind = 0;
     if (!c.string_or_binary(data, length, kind))
       return kind != 0
                  ? false
@@ -432,7 +432,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
   } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
     constexpr std::size_t n = fixed_size<T>();
     const unsigned char* start = c.p;
-    std::uint64_t count;
+    std::uint64_t count = 0;
     if (!read_msgpack_array_header(c, count, "expected an array")) return false;
     if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the fixed-size target");
     if (!c.enter(start)) return false;
@@ -441,7 +441,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
     return true;
   } else if constexpr (is_sequence<T>) {
     const unsigned char* start = c.p;
-    std::uint64_t count;
+    std::uint64_t count = 0;
     if (!read_msgpack_array_header(c, count, "expected an array")) return false;
     if (!c.enter(start)) return false;
     if constexpr (std::is_same_v<typename T::value_type, bool>) {
@@ -469,7 +469,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
   } else if constexpr (is_specialization_v<T, std::variant>) {
     constexpr std::size_t n = std::variant_size_v<T>;
     const unsigned char* start = c.p;
-    std::uint64_t count;
+    std::uint64_t count = 0;
     if (!read_msgpack_array_header(c, count, "expected a [index, value] array")) return false;
     if (count != 2) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
     if (!c.enter(start)) return false;
@@ -491,7 +491,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
   } else if constexpr (is_tuple_like<T>) {
     constexpr std::size_t n = std::tuple_size_v<T>;
     const unsigned char* start = c.p;
-    std::uint64_t count;
+    std::uint64_t count = 0;
     if (!read_msgpack_array_header(c, count, "expected an array")) return false;
     if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the tuple");
     if (!c.enter(start)) return false;

@@ -47,9 +47,9 @@ bool transcode_float(msgpack_cursor& c, json_writer& w, Float value, const unsig
 
 inline bool transcode_msgpack_key(msgpack_cursor& c, json_writer& w) {
   const unsigned char* at = c.p;
-  const unsigned char* data;
-  std::uint64_t length;
-  char kind;
+  const unsigned char* data = nullptr;
+  std::uint64_t length = 0;
+  char kind = 0;
   if (c.string_or_binary(data, length, kind)) {
     if (kind != 's') return c.fail(errc::unsupported_type, at, "binary map keys have no JSON form");
     if (find_invalid_utf8(reinterpret_cast<const char*>(data), length) != length)
@@ -58,8 +58,8 @@ inline bool transcode_msgpack_key(msgpack_cursor& c, json_writer& w) {
     return true;
   }
   if (kind != 0) return false;
-  std::uint64_t v;
-  bool negative, is_integer;
+  std::uint64_t v = 0;
+  bool negative = false, is_integer = false;
   if (c.integer(v, negative, is_integer)) {
     w.out.put('"');
     char* p = w.out.reserve(24);
@@ -87,8 +87,8 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
     return true;
   }
   if (b == mp::never_used) return c.fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
-  std::uint64_t v;
-  bool negative, is_integer;
+  std::uint64_t v = 0;
+  bool negative = false, is_integer = false;
   if (c.integer(v, negative, is_integer)) {
     char* p = w.out.reserve(24);
     char* e = negative ? write_integer(p, static_cast<std::int64_t>(v)) : write_unsigned(p, v);
@@ -100,16 +100,16 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
     if (!c.field(b == mp::float32 ? 4 : 8, v)) return false;
     if (b == mp::float32) {
       auto bits = static_cast<std::uint32_t>(v);
-      float f;
+      float f = 0;
       std::memcpy(&f, &bits, 4);
       return transcode_float(c, w, f, at);
     }
-    double d;
+    double d = 0;
     std::memcpy(&d, &v, 8);
     return transcode_float(c, w, d, at);
   }
-  const unsigned char* data;
-  char kind;
+  const unsigned char* data = nullptr;
+  char kind = 0;
   if (c.string_or_binary(data, v, kind)) {
     const char* text = reinterpret_cast<const char*>(data);
     auto length = static_cast<std::size_t>(v);
@@ -128,7 +128,7 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
     return true;
   }
   if (kind != 0) return false;
-  std::uint64_t count;
+  std::uint64_t count = 0;
   if (!c.container(count, kind)) {
     if (kind != 0) return false;
     return c.fail(errc::unsupported_type, at, "MessagePack ext types have no JSON form");
@@ -178,7 +178,7 @@ struct json_transcoder {
 
   bool number() {
     const char* start = c.p;
-    bool integral;
+    bool integral = false;
     if (!c.scan_number(integral)) return false;
     if (integral) {
       bool negative = *start == '-';
@@ -200,7 +200,7 @@ struct json_transcoder {
         return true;
       }
     }
-    double value;
+    double value = 0;
     auto parsed = fast_float::from_chars(start, c.p, value);
     if (parsed.ptr != c.p || std::isinf(value)) return c.fail(errc::number_out_of_range, start, "number out of range");
     w.float64(value);

@@ -62,7 +62,7 @@ void write_json_string(output<Container>& out, const char* s, std::size_t n) {
     std::size_t run = i;
     for (;;) {
       while (n - i >= 8) {
-        std::uint64_t block;
+        std::uint64_t block = 0;
         std::memcpy(&block, s + i, 8);
         if (block_needs_attention(block)) break;
         i += 8;
@@ -270,7 +270,7 @@ struct json_cursor {
       if (out) out->push_back(simple);
       return true;
     }
-    std::uint32_t cp;
+    std::uint32_t cp = 0;
     if (!read_hex4(cp)) return false;
     if (cp >= 0xDC00 && cp <= 0xDFFF) return fail(errc::invalid_escape, at, "lone low surrogate");
     if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -279,7 +279,7 @@ struct json_cursor {
       if (end - p < 2) return fail_end();
       if (p[1] != 'u') return fail(errc::invalid_escape, at, "lone high surrogate");
       p += 2;
-      std::uint32_t low;
+      std::uint32_t low = 0;
       if (!read_hex4(low)) return false;
       if (low < 0xDC00 || low > 0xDFFF) return fail(errc::invalid_escape, at, "lone high surrogate");
       cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
@@ -299,7 +299,7 @@ struct json_cursor {
       const char* run = p;
       for (;;) {
         while (end - p >= 8) {
-          std::uint64_t block;
+          std::uint64_t block = 0;
           std::memcpy(&block, p, 8);
           if (block_needs_attention(block)) break;
           p += 8;
@@ -425,7 +425,7 @@ struct json_cursor {
         return literal("null", 4);
       default: {
         if (*p != '-' && (*p < '0' || *p > '9')) return fail(errc::syntax_error, p, "expected a value");
-        bool integral;
+        bool integral = false;
         return scan_number(integral);
       }
     }

@@ -94,12 +94,12 @@ struct msgpack_writer {
   }
 
   void float32(float v) {
-    std::uint32_t bits;
+    std::uint32_t bits = 0;
     std::memcpy(&bits, &v, 4);
     marked(mp::float32, bits, 4);
   }
   void float64(double v) {
-    std::uint64_t bits;
+    std::uint64_t bits = 0;
     std::memcpy(&bits, &v, 8);
     marked(mp::float64, bits, 8);
   }
@@ -152,9 +152,9 @@ struct msgpack_writer {
 // ---- reader -----------------------------------------------------------------------------
 
 struct msgpack_cursor {
-  const unsigned char* begin;
-  const unsigned char* p;
-  const unsigned char* end;
+  const unsigned char* begin = nullptr;
+  const unsigned char* p = nullptr;
+  const unsigned char* end = nullptr;
   std::uint32_t depth = 0;
   std::uint32_t max_depth = 256;
   savekit::error err;
@@ -322,14 +322,14 @@ struct msgpack_cursor {
       return true;
     }
     if (b == mp::never_used) return fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
-    std::uint64_t v;
-    bool negative, is_integer;
+    std::uint64_t v = 0;
+    bool negative = false, is_integer = false;
     if (integer(v, negative, is_integer)) return true;
     if (is_integer) return false;
     if (b == mp::float32) return field(4, v);
     if (b == mp::float64) return field(8, v);
-    const unsigned char* data;
-    char kind;
+    const unsigned char* data = nullptr;
+    char kind = 0;
     if (string_or_binary(data, v, kind)) return true;
     if (kind != 0) return false;
     if (b >= mp::fixext1 && b <= mp::fixext16) {
@@ -346,7 +346,7 @@ struct msgpack_cursor {
       p += 1 + v;
       return true;
     }
-    std::uint64_t count;
+    std::uint64_t count = 0;
     if (!container(count, kind)) return false;
     if (!enter(at)) return false;
     std::uint64_t values = kind == 'm' ? count * 2 : count;
