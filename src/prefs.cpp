@@ -42,23 +42,32 @@ status prefs::check_key(std::string_view key) {
 
 prefs::entry& prefs::touch(std::string_view key, value_type type) {
   shared_state& s = *state_;
-  auto it = s.entries.find(key);
-  if (it == s.entries.end()) it = s.entries.emplace(std::string{key}, entry{}).first;
-  entry& e = it->second;
+  entry_map::value_type* node = s.last;
+  if (!node || node->first != key) {
+    auto it = s.entries.find(key);
+    if (it == s.entries.end()) it = s.entries.emplace(std::string{key}, entry{}).first;
+    node = s.last = &*it;
+  }
+  entry& e = node->second;
   e.type = type;
   e.deleted = false;
   e.version = ++s.version;
   if (!e.dirty) {
     e.dirty = true;
-    s.dirty.push_back(&*it);
+    s.dirty.push_back(node);
   }
   return e;
 }
 
 const prefs::entry* prefs::find(std::string_view key) const {
-  auto it = state_->entries.find(key);
-  if (it == state_->entries.end() || it->second.deleted) return nullptr;
-  return &it->second;
+  shared_state& s = *state_;
+  entry_map::value_type* node = s.last;
+  if (!node || node->first != key) {
+    auto it = s.entries.find(key);
+    if (it == s.entries.end()) return nullptr;
+    node = s.last = &*it;
+  }
+  return node->second.deleted ? nullptr : &node->second;
 }
 
 // ---- primitives ------------------------------------------------------------------------------
@@ -203,6 +212,7 @@ void prefs::delete_all() {
   shared_state& s = *state_;
   s.entries.clear();
   s.dirty.clear();
+  s.last = nullptr;
   s.clear_pending = true;
   s.clear_version = ++s.version;
 }
@@ -275,6 +285,7 @@ void prefs::save_async(std::function<void(status)> done) {
     if (!synchronous) relock.lock();  // a synchronous backend reports while save_async holds it
     s->commit_in_flight = false;
     if (!outcome) return;
+    s->last = nullptr;  // committed deletions are erased below
     if (ticket->clear_all && s->clear_version == ticket->clear_version) s->clear_pending = false;
     if (synchronous) {
       // Nothing could change while the mutex was held: the whole change set is durable.

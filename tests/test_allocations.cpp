@@ -15,6 +15,11 @@ namespace {
 std::atomic<long> allocations{0};
 }
 
+// The replacements pair malloc with free; g++ cannot see that through inlined new/delete.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t size) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;

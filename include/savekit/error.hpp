@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
@@ -280,19 +281,33 @@ class [[nodiscard]] result<void> {
  public:
   using value_type = void;
   result() = default;
-  result(savekit::error err) : has_(false), error_(std::move(err)) {}
-
-  explicit operator bool() const noexcept { return has_; }
-  bool has_value() const noexcept { return has_; }
-  void value() const {
-    if (!has_) detail::bad_result_access("value() of a failed status");
+  // Success costs one null pointer: the error is allocated only when there is one.
+  result(savekit::error err) : error_(new savekit::error(std::move(err))) {}
+  result(const result& other) : error_(other.error_ ? new savekit::error(*other.error_) : nullptr) {}
+  result(result&&) noexcept = default;
+  result& operator=(const result& other) {
+    if (this != &other) error_.reset(other.error_ ? new savekit::error(*other.error_) : nullptr);
+    return *this;
   }
-  const savekit::error& error() const& noexcept { return error_; }
-  savekit::error&& error() && noexcept { return std::move(error_); }
+  result& operator=(result&&) noexcept = default;
+
+  explicit operator bool() const noexcept { return !error_; }
+  bool has_value() const noexcept { return !error_; }
+  void value() const {
+    if (error_) detail::bad_result_access("value() of a failed status");
+  }
+  // The error of a failed status; a default (errc::ok) error for a successful one.
+  const savekit::error& error() const& noexcept {
+    static const savekit::error none{};
+    return error_ ? *error_ : none;
+  }
+  savekit::error&& error() && {
+    if (!error_) detail::bad_result_access("error() of a successful status");
+    return std::move(*error_);
+  }
 
  private:
-  bool has_ = true;
-  savekit::error error_;
+  std::unique_ptr<savekit::error> error_;
 };
 
 // The outcome of an operation that produces no value.

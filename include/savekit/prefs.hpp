@@ -18,8 +18,10 @@
 // serialized by an internal mutex (save() holds it while the backend commits).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,30 @@
 #include "savekit/msgpack.hpp"
 
 namespace savekit {
+
+namespace detail {
+
+#if defined(__EMSCRIPTEN__)
+using store_mutex = std::mutex;
+#else
+// A lock that costs one atomic exchange when nobody else holds it (a game's usual case);
+// waiters sleep in the kernel (std::atomic::wait) instead of spinning through a commit.
+class store_mutex {
+ public:
+  void lock() noexcept {
+    while (locked_.exchange(true, std::memory_order_acquire)) locked_.wait(true, std::memory_order_relaxed);
+  }
+  void unlock() noexcept {
+    locked_.store(false, std::memory_order_release);
+    locked_.notify_one();
+  }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+#endif
+
+}  // namespace detail
 
 // How set(key, object, format) encodes an object.
 enum class format : std::uint8_t {
@@ -116,19 +142,35 @@ class prefs {
     bool deleted = false;       // a tombstone until the deletion is committed
     bool dirty = false;         // in dirty_ (changed since the last commit)
   };
+  // Keys are short: 8 bytes a step, multiply and fold (std::hash's Murmur costs more
+  // than the rest of a set_int).
   struct string_hash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(std::string_view s) const noexcept {
+      std::uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+      std::size_t i = 0;
+      for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t chunk;
+        std::memcpy(&chunk, s.data() + i, 8);
+        h = (h ^ chunk) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+      }
+      std::uint64_t tail = 0;
+      std::memcpy(&tail, s.data() + i, s.size() - i);
+      h = (h ^ tail) * 0xC4CEB9FE1A85EC53ull;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
   };
   using entry_map = std::unordered_map<std::string, entry, string_hash, std::equal_to<>>;
 
   // Shared so that an asynchronous commit completing after the prefs is gone or moved
   // finds it (through a weak_ptr) or skips its bookkeeping.
   struct shared_state {
-    mutable std::mutex mutex;
+    mutable detail::store_mutex mutex;
     std::unique_ptr<backend> store_backend;
     entry_map entries;
     std::vector<entry_map::value_type*> dirty;  // node pointers are stable in unordered_map
+    entry_map::value_type* last = nullptr;      // the last key looked up: games repeat keys
     std::uint64_t version = 0;
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
