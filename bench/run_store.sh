@@ -19,3 +19,4 @@ SAVEKIT_BENCH_DIR=build/release/store-bench build/release/bench/store_bench --be
   python3 bench/report_store.py bench/results/store.json
 } > bench/results/store.md
 echo "wrote bench/results/store.md"
+python3 scripts/embed_results.py README.md store-bench bench/results/store.md && echo "updated README.md"

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "seed_types.hpp"
@@ -231,4 +234,92 @@ TEST(Prefs, ThreadSafeAsDocumented) {
   ASSERT_TRUE(p->save());
   EXPECT_EQ(p->size(), 200u);
   for (int t = 0; t < 4; ++t) EXPECT_EQ(p->get_int("k" + std::to_string(t) + "_49"), 1999);
+}
+
+TEST(Prefs, ValueTooLarge) {
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p);
+  std::string huge(prefs::max_value_size + 1, 'x');
+  EXPECT_EQ(p->set_string("big", huge).error().code(), errc::value_too_large);
+  EXPECT_EQ(p->set_raw("big", value_type::bytes, huge).error().code(), errc::value_too_large);
+  EXPECT_FALSE(p->has_key("big"));
+}
+
+namespace {
+
+// A backend whose commits complete only when the test says so, as IndexedDB's do.
+class deferred_backend final : public savekit::backend {
+ public:
+  struct shared {
+    std::function<void(savekit::status)> pending;
+    std::map<std::string, std::string> committed;
+    std::map<std::string, std::string> in_flight;
+    bool in_flight_clear = false;
+  };
+  explicit deferred_backend(std::shared_ptr<shared> s) : s_(std::move(s)) {}
+  savekit::result<savekit::loaded_state> load() override { return savekit::loaded_state{}; }
+  void commit(const savekit::change_set& changes, std::function<void(savekit::status)> done) override {
+    s_->in_flight.clear();  // copy what is needed before returning
+    s_->in_flight_clear = changes.clear_all;
+    for (const auto& c : changes.changes)
+      s_->in_flight[std::string{c.key}] = c.erase ? "<erased>" : std::string{c.value};
+    s_->pending = std::move(done);
+  }
+  bool completes_synchronously() const override { return false; }
+  std::string describe() const override { return "deferred"; }
+
+ private:
+  std::shared_ptr<shared> s_;
+};
+
+}  // namespace
+
+TEST(Prefs, AsynchronousCommit) {
+  auto shared = std::make_shared<deferred_backend::shared>();
+  auto p = prefs::open(std::make_unique<deferred_backend>(shared));
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->set_string("a", "1"));
+  ASSERT_TRUE(p->set_string("b", "1"));
+  EXPECT_EQ(p->save().error().code(), errc::commit_pending);  // save() cannot wait here
+
+  std::vector<savekit::status> outcomes;
+  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
+  ASSERT_TRUE(shared->pending);
+  EXPECT_EQ(shared->in_flight, (std::map<std::string, std::string>{{"a", "1"}, {"b", "1"}}));
+  // While the commit is in flight: a second one is refused, and new changes stay pending.
+  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].error().code(), errc::commit_pending);
+  ASSERT_TRUE(p->set_string("b", "2"));
+  ASSERT_TRUE(p->delete_key("a"));
+
+  std::exchange(shared->pending, nullptr)(savekit::status{});  // the transaction completes
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_TRUE(outcomes[1]);
+  EXPECT_TRUE(p->has_pending_changes());  // b=2 and the deletion of a came after the commit began
+
+  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
+  EXPECT_EQ(shared->in_flight, (std::map<std::string, std::string>{{"a", "<erased>"}, {"b", "2"}}));
+  // A failed transaction leaves everything pending, and a retry sends it again.
+  std::exchange(shared->pending, nullptr)(savekit::error{errc::io_error, 0, "QuotaExceededError"});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[2].error().code(), errc::io_error);
+  EXPECT_TRUE(p->has_pending_changes());
+  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
+  EXPECT_EQ(shared->in_flight.size(), 2u);
+  std::exchange(shared->pending, nullptr)(savekit::status{});
+  EXPECT_FALSE(p->has_pending_changes());
+  EXPECT_EQ(p->keys(), std::vector<std::string>{"b"});
+}
+
+TEST(Prefs, AsynchronousCommitCompletingAfterTheStoreIsGone) {
+  auto shared = std::make_shared<deferred_backend::shared>();
+  bool called = false;
+  {
+    auto p = prefs::open(std::make_unique<deferred_backend>(shared));
+    ASSERT_TRUE(p->set_int("k", 1));
+    p->save_async([&](savekit::status s) { called = s.has_value(); });
+  }
+  std::exchange(shared->pending, nullptr)(savekit::status{});  // no crash: the bookkeeping is skipped
+  EXPECT_TRUE(called);
 }
