@@ -111,15 +111,7 @@ void register_object(const char* object, const T& value) {
   register_both<nlohmann_json>(object, value);
   register_read<simdjson_ondemand, T, T>(object, simdjson::padded_string(savekit::to_json(value)),
                                          [value](const T& read) { return read == value; });
-  auto mirror = msgpack_mirror::to_mirror(value);
-  using Mirror = decltype(mirror);
-  register_write<msgpack_cxx>(object, mirror);
-  msgpack_cxx::buffer packed;
-  msgpack_cxx::write(mirror, packed);
-  msgpack::sbuffer copy;
-  copy.write(packed.data(), packed.size());
-  register_read<msgpack_cxx, Mirror, Mirror>(
-      object, std::move(copy), [value](const Mirror& read) { return msgpack_mirror::from_mirror(read) == value; });
+  register_both<msgpack_cxx>(object, value);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev                     # tests and benchmarks
   libfast-float-dev libdragonbox-dev                             # savekit's header-only dependencies
   libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
+  libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
+  python3-matplotlib                                                   # the benchmark's charts
   emscripten nodejs                                              # WebAssembly build check
   python3
 )

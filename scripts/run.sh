@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# savekit's main job (for now): builds the release configuration, shows the seed studies'
-# two objects in every format (each checked to load back equal), then saves the seed's
-# Status through the store and loads it back in a second process.
+# savekit's main job: the seeds' two studies reproduced with savekit and the C++ peers
+# (bench/seed_studies), their tables on stdout and in bench/results/ (Markdown, CSV,
+# JSON, charts as PNG and SVG), the README's tables regenerated; then the store demo:
+# the seed's Status saved in one process and loaded in another.
+#   scripts/run.sh            the full run (about a minute)
+#   scripts/run.sh --quick    few iterations (what CI runs through ctest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target example_seed_objects example_prefs_status
+cmake --build --preset release --target seed_studies example_seed_objects example_prefs_status
+
+results=bench/results
+mkdir -p "$results"
+build/release/bench/seed_studies "$@" --out "$results/seed_studies.json"
+/usr/bin/python3 bench/report.py "$results/seed_studies.json" "$results"
+if [ "${1:-}" != "--quick" ]; then
+  python3 scripts/embed_results.py README.md seed-studies "$results/seed_studies_summary.md"
+  echo "updated README.md and $results/" >&2
+fi
+
+echo
 ./build/release/examples/example_seed_objects
 echo
 store_dir=$(mktemp -d)

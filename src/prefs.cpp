@@ -75,14 +75,14 @@ const prefs::entry* prefs::find(std::string_view key) const {
 status prefs::set_int(std::string_view key, std::int64_t value) {
   if (status valid = check_key(key); !valid) return valid;
   std::lock_guard lock(state_->mutex);
-  to_msgpack(value, touch(key, value_type::integer).bytes);
+  savekit::to_msgpack(value, touch(key, value_type::integer).bytes);
   return {};
 }
 
 status prefs::set_float(std::string_view key, double value) {
   if (status valid = check_key(key); !valid) return valid;
   std::lock_guard lock(state_->mutex);
-  to_msgpack(value, touch(key, value_type::floating).bytes);
+  savekit::to_msgpack(value, touch(key, value_type::floating).bytes);
   return {};
 }
 
@@ -109,7 +109,7 @@ result<std::int64_t> prefs::try_get_int(std::string_view key) const {
   if (found->type != value_type::integer)
     return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not int");
   std::int64_t value = 0;
-  if (status decoded = from_msgpack(std::string_view{found->bytes}, value); !decoded)
+  if (status decoded = savekit::from_msgpack(std::string_view{found->bytes}, value); !decoded)
     return key_error(errc::corrupt_store, key, "stored int does not decode");
   return value;
 }
@@ -121,7 +121,7 @@ result<double> prefs::try_get_float(std::string_view key) const {
   if (found->type != value_type::floating)
     return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not float");
   double value = 0;
-  if (status decoded = from_msgpack(std::string_view{found->bytes}, value); !decoded)
+  if (status decoded = savekit::from_msgpack(std::string_view{found->bytes}, value); !decoded)
     return key_error(errc::corrupt_store, key, "stored float does not decode");
   return value;
 }

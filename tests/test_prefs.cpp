@@ -323,3 +323,23 @@ TEST(Prefs, AsynchronousCommitCompletingAfterTheStoreIsGone) {
   std::exchange(shared->pending, nullptr)(savekit::status{});  // no crash: the bookkeeping is skipped
   EXPECT_TRUE(called);
 }
+
+namespace decoy {
+// A type whose namespace has functions named like savekit's, as nlohmann/json's macros
+// generate: the store must call savekit's, not these (found by argument-dependent lookup).
+struct Item {
+  int id = 0;
+  bool operator==(const Item&) const = default;
+};
+[[noreturn]] inline void from_json(std::string_view, Item&) { std::abort(); }
+[[noreturn]] inline void from_msgpack(std::string_view, Item&) { std::abort(); }
+}  // namespace decoy
+
+TEST(Prefs, CallsSavekitCodecsNotSameNamedFunctionsOfTheUsersNamespace) {
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p);
+  for (auto f : {savekit::format::json, savekit::format::msgpack}) {
+    ASSERT_TRUE(p->set("item", decoy::Item{7}, f));
+    EXPECT_EQ(p->get<decoy::Item>("item")->id, 7);
+  }
+}

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../bench_objects.hpp"
+#include "../world.hpp"
 
 namespace seeds {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InventoryItem, Id, Quantity)
@@ -13,6 +14,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SaveGame, Name, HighScore, Inventory)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Equip, name, atk, def, spd)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Status, lv, exp, hp, max_hp, atk, def, spd, equip)
 }  // namespace seeds
+
+namespace bench {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Vec3, x, y, z)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Npc, name, position, hp, dialogue, flags)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Chunk, x, y, heights, npcs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(World, name, chunks, log)
+}  // namespace bench
 
 namespace bench::ways {
 

@@ -106,10 +106,14 @@ struct rapidjson_dom {
   }
 
   template <class T>
-  static bool read(const buffer& in, T& value) {
+  static bool read(std::string_view in, T& value) {
     rapidjson::Document document;
-    document.Parse(in.GetString(), in.GetSize());
+    document.Parse(in.data(), in.size());
     return !document.HasParseError() && get(document, value);
+  }
+  template <class T>
+  static bool read(const buffer& in, T& value) {
+    return read(std::string_view(in.GetString(), in.GetSize()), value);
   }
   static std::size_t size(const buffer& b) { return b.GetSize(); }
 };

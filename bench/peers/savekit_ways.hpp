@@ -35,6 +35,10 @@ struct savekit_msgpack {
   static bool read(const buffer& in, T& value) {
     return savekit::from_msgpack(in, value).has_value();
   }
+  template <class T>
+  static bool read(std::string_view in, T& value) {
+    return savekit::from_msgpack(in, value).has_value();
+  }
 };
 
 }  // namespace bench::ways

@@ -203,15 +203,15 @@ status prefs::set(std::string_view key, const T& value, format encoding) {
   value_type type = value_type::msgpack;
   switch (encoding) {
     case format::json:
-      to_json(value, buffer);
+      savekit::to_json(value, buffer);
       type = value_type::json;
       break;
     case format::msgpack_compact:
-      to_msgpack(value, buffer, {.form = msgpack_form::compact});
+      savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact});
       type = value_type::msgpack_compact;
       break;
     case format::msgpack:
-      to_msgpack(value, buffer, {.form = msgpack_form::map});
+      savekit::to_msgpack(value, buffer, {.form = msgpack_form::map});
       break;
   }
   if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", std::string{key}};
@@ -227,11 +227,11 @@ status prefs::get_into(std::string_view key, T& into) const {
   status decoded;
   switch (found->type) {
     case value_type::json:
-      decoded = from_json(found->bytes, into);
+      decoded = savekit::from_json(found->bytes, into);
       break;
     case value_type::msgpack:
     case value_type::msgpack_compact:
-      decoded = from_msgpack(std::string_view{found->bytes}, into);
+      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into);
       break;
     default:
       return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",

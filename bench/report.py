@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Tables and charts for the seed studies (bench/seed_studies's JSON output).
+
+    report.py RESULTS.json OUTPUT_DIR
+
+Writes OUTPUT_DIR/seed_studies.md (also printed), seed_studies.csv, and the charts
+study_a.{png,svg}, study_b_time.{png,svg}, study_b_size.{png,svg}. Needs Debian's
+python3-matplotlib (run it with /usr/bin/python3).
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+# The seeds' own published figures (other machines, C#, Unity): ms per 10,000 operations.
+SEED_A = [  # way, Windows save, Windows load, WebGL save, WebGL load
+    ("non Serialize", 1463, 1001, 5542, 46),
+    ("JsonUtility / JSON", 277, 268, 868, 191),
+    ("Utf8Json / JSON", 189, 166, 645, 100),
+    ("Utf8Json / Base64", 176, 193, 647, 118),
+    ("ZeroFormatter / Base64", 189, 180, 657, 78),
+    ("MessagePack-CSharp / Base64", 181, 145, 663, 67),
+    ("MessagePack-CSharp / JSON", 214, 206, 764, 157),
+]
+SEED_B = [  # library, serialize ms, deserialize ms per 10,000; JSON size
+    ("Unity JsonUtility", 63, 85, 101),
+    ("LitJSON", 74, 234, 101),
+    ("Json.NET", 86, 148, 101),
+    ("Full Serializer", 307, 787, 101),
+]
+
+
+def stats(runs):
+    """min, median, spread flag (runs differing by more than 10%)."""
+    if not runs:
+        return None
+    low, mid = min(runs), statistics.median(runs)
+    unstable = len(runs) > 1 and (max(runs) - low) / low > 0.10
+    return low, mid, unstable
+
+
+def fmt_ms(value):
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def cell(runs, per_op_divisor):
+    s = stats(runs)
+    if s is None:
+        return "–", "–"
+    low, mid, unstable = s
+    flag = " ⚠" if unstable else ""
+    return f"{fmt_ms(mid)} (min {fmt_ms(low)}){flag}", f"{mid * 1e6 / per_op_divisor:.0f}"
+
+
+def main(path, out_dir):
+    with open(path) as f:
+        data = json.load(f)
+    m = data["machine"]
+    n, runs, durable_n = data["iterations"], data["runs"], data["durable_iterations"]
+    lines = []
+    out = lines.append
+
+    out(f"Machine: {m['cpu']}, {m['cores']} cores; compiler g++ {m['compiler']}, flags `{m['flags'].strip()}`; run {m['date']}.")
+    out("Libraries: " + ", ".join(f"{k} {v}" for k, v in m["libraries"].items()) + ".")
+    out(f"Each figure is the median of {runs} run(s) (min in brackets); ⚠ marks rows whose runs differ by more than 10%.")
+    out("")
+
+    out(f"### Study A — save and load the seed's Status through the store ({n:,} of each per run)")
+    out("")
+    out("Save = serialize + encode + `prefs` set (in memory, as PlayerPrefs.SetString); load = get + decode + deserialize. "
+        "Every field checked after the runs.")
+    out("")
+    out(f"| way | stored as | bytes | save ms / {n:,} | load ms / {n:,} | save ns/op | load ns/op | allocs/op save · load |")
+    out("|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in data["study_a"]:
+        save, save_ns = cell(r["save_ms"], n)
+        load, load_ns = cell(r["load_ms"], n)
+        out(f"| {r['way']} | {r['stored_as']} | {r['stored_bytes']} | {save} | {load} | {save_ns} | {load_ns} | "
+            f"{r['save_allocs_per_op']:.1f} · {r['load_allocs_per_op']:.1f} |")
+    out("")
+    summary_a_end = len(lines)
+    out(f"### Study A with a durable `save()` after every save ({durable_n:,} per run; file backend, fdatasync each time)")
+    out("")
+    out(f"| way | save + commit ms / {durable_n:,} | µs per save + commit | load ms / {durable_n:,} |")
+    out("|---|---:|---:|---:|")
+    for r in data["study_a_durable"]:
+        save, _ = cell(r["save_ms"], durable_n)
+        load, _ = cell(r["load_ms"], durable_n)
+        mid = statistics.median(r["save_ms"]) * 1000 / durable_n
+        out(f"| {r['way']} | {save} | {mid:.0f} | {load} |")
+    out("")
+    out("The seed's own figures, for reference — **theirs**: C#, Unity 2018, other machines; ms per 10,000:")
+    out("")
+    out("| way (seed) | Windows save | Windows load | WebGL save | WebGL load |")
+    out("|---|---:|---:|---:|---:|")
+    for row in SEED_A:
+        out("| " + " | ".join(str(x) for x in row) + " |")
+    out("")
+
+    summary_b_start = len(lines)
+    out(f"### Study B — the seed's SaveGame, {n:,} serializations and {n:,} deserializations per run")
+    out("")
+    out("Deserialize = into a new object each time, as the seed did; *reuse* = into one object kept across calls.")
+    out("")
+    out(f"| library | kind | size (B) | serialize ms / {n:,} | deserialize ms / {n:,} | serialize ns/op | deserialize ns/op | allocs/op serialize · deserialize · reuse |")
+    out("|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in data["study_b"]:
+        ser, ser_ns = cell(r["serialize_ms"], n)
+        des, des_ns = cell(r["deserialize_ms"], n)
+        sa = "–" if r["serialize_allocs_per_op"] is None else f"{r['serialize_allocs_per_op']:.1f}"
+        ra = "–" if r["deserialize_reuse_allocs_per_op"] is None else f"{r['deserialize_reuse_allocs_per_op']:.1f}"
+        out(f"| {r['library']} | {r['kind']} | {r['size']} | {ser} | {des} | {ser_ns} | {des_ns} | "
+            f"{sa} · {r['deserialize_allocs_per_op']:.1f} · {ra} |")
+    out("")
+    summary_b_end = len(lines)
+    out("The seed's own figures — **theirs**: C#, Unity 5.4, macOS; ms per 10,000:")
+    out("")
+    out("| library (seed) | serialize | deserialize | JSON size |")
+    out("|---|---:|---:|---:|")
+    for row in SEED_B:
+        out("| " + " | ".join(str(x) for x in row) + " |")
+    out("")
+    out("Each library's output and the object it read back (the seed printed them too):")
+    out("")
+    out("```")
+    for r in data["study_b"]:
+        label = "output" if r["output_encoding"] == "text" else "output (Base64 of binary)"
+        out(f"{r['library']}: {label}: {r['output']}")
+        out(f"{' ' * len(r['library'])}  read back: {r['deserialized']}")
+    out("```")
+    out("")
+
+    out("### The large save")
+    out("")
+    out("| object | library | size (B) | serialize ms | deserialize ms | serialize MB/s | deserialize MB/s |")
+    out("|---|---|---:|---:|---:|---:|---:|")
+    for r in data["large"]:
+        mb = r["size"] / 1e6
+        out(f"| {r['object']} | {r['library']} | {r['size']:,} | {r['serialize_ms']:.2f} | {r['deserialize_ms']:.2f} | "
+            f"{mb / (r['serialize_ms'] / 1000):.0f} | {mb / (r['deserialize_ms'] / 1000):.0f} |")
+    out("")
+
+    text = "\n".join(lines)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "seed_studies.md"), "w") as f:
+        f.write("# The seeds' studies, reproduced\n\nProduced by `scripts/run.sh` (bench/seed_studies + bench/report.py).\n\n")
+        f.write(text + "\n\n![Study A](study_a.svg)\n\n![Study B time](study_b_time.svg)\n\n![Study B size](study_b_size.svg)\n")
+    print(text)
+
+    # The README shows the two main tables; the full report has the rest.
+    with open(os.path.join(out_dir, "seed_studies_summary.md"), "w") as f:
+        f.write("\n".join(lines[:summary_a_end] + lines[summary_b_start:summary_b_end]) + "\n")
+
+    with open(os.path.join(out_dir, "seed_studies.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["study", "name", "kind", "size_bytes", "save_or_serialize_ms_median", "load_or_deserialize_ms_median",
+                    "iterations", "allocs_per_op_save", "allocs_per_op_load"])
+        for key, count in (("study_a", n), ("study_a_durable", durable_n)):
+            for r in data[key]:
+                w.writerow([key, r["way"], r["stored_as"], r["stored_bytes"], statistics.median(r["save_ms"]),
+                            statistics.median(r["load_ms"]), count, r["save_allocs_per_op"], r["load_allocs_per_op"]])
+        for r in data["study_b"]:
+            w.writerow(["study_b", r["library"], r["kind"], r["size"],
+                        statistics.median(r["serialize_ms"]) if r["serialize_ms"] else "",
+                        statistics.median(r["deserialize_ms"]), n, r["serialize_allocs_per_op"], r["deserialize_allocs_per_op"]])
+        for r in data["large"]:
+            w.writerow(["large", r["library"], r["object"], r["size"], r["serialize_ms"], r["deserialize_ms"], 1, "", ""])
+
+    charts(data, out_dir)
+
+
+def bar_chart(names, series, title, ylabel, path_base, log=False):
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    width = 0.8 / len(series)
+    for i, (label, values) in enumerate(series):
+        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(names))]
+        ax.bar(xs, [v if v is not None else 0 for v in values], width, label=label)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=35, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    if len(series) > 1:
+        ax.legend()
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{path_base}.{ext}", dpi=110)
+    plt.close(fig)
+
+
+def charts(data, out_dir):
+    n = data["iterations"]
+    a = data["study_a"]
+    bar_chart([r["way"] for r in a],
+              [("save", [statistics.median(r["save_ms"]) for r in a]), ("load", [statistics.median(r["load_ms"]) for r in a])],
+              f"Study A: ms per {n:,} saves / loads of Status (lower is better)", f"ms per {n:,} (log scale)",
+              os.path.join(out_dir, "study_a"), log=True)
+    b = data["study_b"]
+    bar_chart([r["library"] for r in b],
+              [("serialize", [statistics.median(r["serialize_ms"]) if r["serialize_ms"] else None for r in b]),
+               ("deserialize", [statistics.median(r["deserialize_ms"]) for r in b])],
+              f"Study B: ms per {n:,} of SaveGame (lower is better)", f"ms per {n:,} (log scale)",
+              os.path.join(out_dir, "study_b_time"), log=True)
+    bar_chart([r["library"] for r in b], [("size", [r["size"] for r in b])], "Study B: SaveGame size per library",
+              "bytes", os.path.join(out_dir, "study_b_size"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
