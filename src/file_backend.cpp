@@ -27,7 +27,12 @@ class file_backend final : public backend {
   std::string describe() const override { return "file " + path_; }
 
   result<loaded_state> load() override {
-    if (status made = fs_.create_directories(directory_); !made) return std::move(made).error();
+    if (options_.read_only) {
+      // Nothing may be created for a store that does not exist.
+      if (auto probe = fs_.read_file(path_); !probe) return std::move(probe).error();
+    } else if (status made = fs_.create_directories(directory_); !made) {
+      return std::move(made).error();
+    }
     auto lock = fs_.lock(path_ + ".lock");
     if (!lock) return std::move(lock).error();
     lock_ = std::move(*lock);
@@ -35,7 +40,7 @@ class file_backend final : public backend {
     loaded_state loaded;
     auto content = fs_.read_file(path_);
     if (!content) {
-      if (content.error().code() != errc::not_found) return std::move(content).error();
+      if (content.error().code() != errc::not_found || options_.read_only) return std::move(content).error();
       if (status created = write_snapshot_file(); !created) return std::move(created).error();
     } else {
       auto parsed = detail::parse_store(*content);
@@ -52,7 +57,9 @@ class file_backend final : public backend {
         report.recovered = true;
         report.bytes_discarded = content->size() - parsed->valid_end;
         report.detail = parsed->problem;
-        if (parsed->damaged) {
+        if (options_.read_only) {
+          // Report only; the file stays as it is.
+        } else if (parsed->damaged) {
           // Keep the damaged file for inspection, then rewrite the store from what was intact.
           report.damaged_copy = path_ + ".damaged";
           bool renamed = false;
@@ -66,6 +73,10 @@ class file_backend final : public backend {
       }
     }
     recount_live_bytes();
+    if (options_.read_only) {
+      loaded.entries = state_;
+      return loaded;
+    }
     if (handle_ < 0) {
       auto opened = fs_.open(path_, file_system::open_mode::append);
       if (!opened) return std::move(opened).error();
@@ -79,6 +90,7 @@ class file_backend final : public backend {
   }
 
   void commit(const change_set& changes, std::function<void(status)> done) override {
+    if (options_.read_only) return done(error{errc::io_error, 0, path_ + " was opened read-only"});
     if (handle_ < 0) {  // a compaction renamed the file but could not reopen it
       auto opened = fs_.open(path_, file_system::open_mode::append);
       if (!opened) return done(std::move(opened).error());
@@ -209,6 +221,28 @@ class file_backend final : public backend {
 };
 
 }  // namespace
+
+result<store_check> check_store_file(const std::string& path, file_system& fs) {
+  auto content = fs.read_file(path);
+  if (!content) return std::move(content).error();
+  store_check check;
+  check.file_bytes = content->size();
+  auto parsed = detail::parse_store(*content);
+  if (!parsed) {
+    check.problem = parsed.error().message();
+    if (parsed.error().code() == errc::unsupported_version) check.version = detail::store_format_version + 1;
+    return check;
+  }
+  check.header_ok = true;
+  check.version = detail::store_format_version;
+  check.intact_bytes = parsed->valid_end;
+  check.commits = parsed->commits;
+  check.entries = parsed->state.size();
+  check.torn_tail = parsed->torn_tail;
+  check.damaged = parsed->damaged;
+  check.problem = parsed->problem;
+  return check;
+}
 
 std::unique_ptr<backend> make_file_backend(std::string path, file_system& fs, file_backend_options options) {
   return std::make_unique<file_backend>(std::move(path), fs, options);

@@ -291,3 +291,31 @@ TEST(JsonRead, ErrorPathNamesEscapedMapKeys) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().path(), "$.kA.zB");
 }
+
+TEST(JsonRawJson, KeepsAnyValueAsText) {
+  struct Envelope {
+    std::string kind;
+    savekit::raw_json payload;
+  };
+  auto read = savekit::from_json<Envelope>(R"({"kind":"x","payload": {"a":[1, "ぬ", null]} })");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->payload.text, R"({"a":[1, "ぬ", null]})");
+  EXPECT_EQ(savekit::to_json(*read), R"({"kind":"x","payload":{"a":[1, "ぬ", null]}})");
+  EXPECT_EQ(savekit::to_json(Envelope{"y", {}}), R"({"kind":"y","payload":null})");
+  EXPECT_EQ(savekit::from_json<Envelope>(R"({"payload":[1,}")").error().code(), savekit::errc::syntax_error);
+}
+
+TEST(JsonWrite, SkipNullMembers) {
+  struct Maybe {
+    std::optional<int> a;
+    int b = 2;
+    std::unique_ptr<int> c;
+  };
+  Maybe m;
+  EXPECT_EQ(savekit::to_json(m), R"({"a":null,"b":2,"c":null})");
+  EXPECT_EQ(savekit::to_json(m, {.skip_null_members = true}), R"({"b":2})");
+  m.a = 1;
+  m.c = std::make_unique<int>(3);
+  EXPECT_EQ(savekit::to_json(m, {.skip_null_members = true}), R"({"a":1,"b":2,"c":3})");
+  EXPECT_EQ(savekit::to_json(Maybe{}, {.pretty = true, .skip_null_members = true}), "{\n  \"b\": 2\n}");
+}

@@ -248,3 +248,39 @@ TEST(StoreDurability, ReadsAFileWrittenFromTheFormatDocument) {
   EXPECT_EQ(*p->type_of("status"), savekit::value_type::msgpack);
   EXPECT_EQ(savekit::msgpack_to_json(p->get_raw("status")->bytes).value(), R"({"hp":10})");
 }
+
+TEST(StoreDurability, ReadOnlyOpenChangesNothing) {
+  fault_fs fs;
+  {
+    auto p = savekit::prefs::open(savekit::make_file_backend(store_path, fs));
+    ASSERT_TRUE(p->set_int("n", 1));
+    ASSERT_TRUE(p->save());
+    ASSERT_TRUE(p->set_int("n", 2));
+    ASSERT_TRUE(p->save());
+  }
+  std::string content = fs.durable_content(store_path);
+  std::string torn = content.substr(0, content.size() - 3);  // the last commit cut short
+  fault_fs disk;
+  disk.plant(store_path, torn);
+  {
+    auto p = savekit::prefs::open(savekit::make_file_backend(store_path, disk, {.read_only = true}));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->get_int("n"), 1);
+    EXPECT_TRUE(p->recovery().recovered);
+    ASSERT_TRUE(p->set_int("n", 5));
+    EXPECT_FALSE(p->save());  // read-only
+  }
+  EXPECT_EQ(disk.durable_content(store_path), torn);  // not repaired, not touched
+  auto missing = savekit::prefs::open(savekit::make_file_backend("/nothing.prefs", disk, {.read_only = true}));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), errc::not_found);
+
+  auto check = savekit::check_store_file(store_path, disk);
+  ASSERT_TRUE(check);
+  EXPECT_TRUE(check->header_ok);
+  EXPECT_TRUE(check->torn_tail);
+  EXPECT_FALSE(check->damaged);
+  EXPECT_EQ(check->commits, 2u);  // the empty snapshot and the first commit
+  EXPECT_EQ(check->file_bytes, torn.size());
+  EXPECT_LT(check->intact_bytes, check->file_bytes);
+}

@@ -61,7 +61,26 @@ struct file_backend_options {
   // Rewrite the log when it exceeds compact_ratio x the live data (and compact_min_bytes).
   double compact_ratio = 2.0;
   std::uint64_t compact_min_bytes = 64 * 1024;
+  // Open without changing anything: no file is created, a damaged file is not repaired
+  // (what was intact is loaded and reported), and commits fail. Still takes the lock.
+  bool read_only = false;
 };
+
+// What a store file holds, checked without opening it as a store (and without the lock).
+struct store_check {
+  bool header_ok = false;         // magic, version and header checksum
+  std::uint32_t version = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t intact_bytes = 0;  // header and intact records
+  std::uint64_t commits = 0;       // intact records
+  std::uint64_t entries = 0;       // keys in the newest intact state
+  bool torn_tail = false;          // an interrupted append at the end: opening cuts it off
+  bool damaged = false;            // a damaged record with data after it: opening keeps a copy, rewrites
+  std::string problem;             // what was wrong, if anything
+};
+
+// errc::not_found if there is no file; a result with header_ok == false if nothing is intact.
+result<store_check> check_store_file(const std::string& path, file_system& fs = posix_file_system());
 
 // A backend over the store file at path (created on first open, with its directory).
 std::unique_ptr<backend> make_file_backend(std::string path, file_system& fs = posix_file_system(),

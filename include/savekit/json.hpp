@@ -39,8 +39,16 @@
 
 namespace savekit {
 
+// Any JSON value kept as its text: read without interpreting it, written back verbatim
+// (an empty text is written as null). For documents whose parts have no fixed type.
+struct raw_json {
+  std::string text;
+  bool operator==(const raw_json&) const = default;
+};
+
 struct json_options {
   bool pretty = false;                 // newlines and indentation
+  bool skip_null_members = false;      // leave out struct members that are empty optionals or null pointers
   std::uint8_t indent_width = 2;       // spaces per level when pretty
   bool error_on_unknown_keys = false;  // an input key the struct lacks is errc::unknown_key
   bool error_on_missing_keys = false;  // a struct member absent from the input is errc::missing_key
@@ -150,10 +158,16 @@ consteval auto key_prefix() {
 template <class T, std::size_t I>
 inline constexpr auto key_prefix_v = key_prefix<T, I>();
 
+template <class M>
+bool is_null_member(const M& member) {
+  if constexpr (is_specialization_v<M, std::optional> || is_smart_pointer<M>) return !member;
+  else return false;
+}
+
 template <class T>
 void write_json_struct(json_writer& w, const T& value) {
   using R = reflection<T>;
-  if (!w.options.pretty) {
+  if (!w.options.pretty && !w.options.skip_null_members) {
     w.out.put('{');
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       ((w.out.append(key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), write_json(w, R::template get<I>(value))),
@@ -164,23 +178,30 @@ void write_json_struct(json_writer& w, const T& value) {
     return;
   }
   w.open('{');
+  bool first = true;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (([&] {
        constexpr std::string_view name = R::names[I];
-       w.separator(I == 0);
+       const auto& member = R::template get<I>(value);
+       if (w.options.skip_null_members && is_null_member(member)) return;
+       w.separator(first);
+       first = false;
        write_json_string(w.out, name.data(), name.size());
        w.colon();
-       write_json(w, R::template get<I>(value));
+       write_json(w, member);
      }()),
      ...);
   }
   (std::make_index_sequence<R::size>{});
-  w.close('}', R::size == 0);
+  w.close('}', first);
 }
 
 template <class T>
 void write_json(json_writer& w, const T& value) {
-  if constexpr (has_adapter<T>) {
+  if constexpr (std::is_same_v<T, raw_json>) {
+    if (value.text.empty()) w.out.append_literal("null");
+    else w.out.append(value.text.data(), value.text.size());
+  } else if constexpr (has_adapter<T>) {
     write_json(w, adapter<T>::to_wire(value));
   } else if constexpr (std::is_same_v<T, bool>) {
     if (value)
@@ -592,7 +613,12 @@ bool read_json_struct(json_reader& r, T& value) {
 template <class T>
 bool read_json(json_reader& r, T& value) {
   json_cursor& c = r.cursor;
-  if constexpr (has_adapter<T>) {
+  if constexpr (std::is_same_v<T, raw_json>) {
+    const char* start = c.p;
+    if (!c.skip_value()) return false;  // validated, not interpreted
+    value.text.assign(start, static_cast<std::size_t>(c.p - start));
+    return true;
+  } else if constexpr (has_adapter<T>) {
     typename adapter<T>::wire_type wire{};
     const char* start = c.p;
     if (!read_json(r, wire)) return false;
