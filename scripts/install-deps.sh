@@ -8,6 +8,7 @@ packages=(
   libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
   libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
   python3-matplotlib                                                   # the benchmark's charts
+  libcli11-dev                                                         # the command-line program
   emscripten nodejs                                              # WebAssembly build check
   python3
 )

@@ -68,7 +68,7 @@ struct file_backend_options {
 
 // What a store file holds, checked without opening it as a store (and without the lock).
 struct store_check {
-  bool header_ok = false;         // magic, version and header checksum
+  bool header_ok = false;  // magic, version and header checksum
   std::uint32_t version = 0;
   std::uint64_t file_bytes = 0;
   std::uint64_t intact_bytes = 0;  // header and intact records

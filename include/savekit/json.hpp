@@ -160,8 +160,10 @@ inline constexpr auto key_prefix_v = key_prefix<T, I>();
 
 template <class M>
 bool is_null_member(const M& member) {
-  if constexpr (is_specialization_v<M, std::optional> || is_smart_pointer<M>) return !member;
-  else return false;
+  if constexpr (is_specialization_v<M, std::optional> || is_smart_pointer<M>)
+    return !member;
+  else
+    return false;
 }
 
 template <class T>
@@ -199,8 +201,10 @@ void write_json_struct(json_writer& w, const T& value) {
 template <class T>
 void write_json(json_writer& w, const T& value) {
   if constexpr (std::is_same_v<T, raw_json>) {
-    if (value.text.empty()) w.out.append_literal("null");
-    else w.out.append(value.text.data(), value.text.size());
+    if (value.text.empty())
+      w.out.append_literal("null");
+    else
+      w.out.append(value.text.data(), value.text.size());
   } else if constexpr (has_adapter<T>) {
     write_json(w, adapter<T>::to_wire(value));
   } else if constexpr (std::is_same_v<T, bool>) {
