@@ -549,14 +549,8 @@ struct json_field_table {
   }
 
   using reader = int (*)(json_reader&, T&);
-  static constexpr auto expected = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<reader, R::size>{&read_if_expected<I>...};
-  }
-  (std::make_index_sequence<R::size>{});
-  static constexpr auto read = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<reader, R::size>{&read_field<I>...};
-  }
-  (std::make_index_sequence<R::size>{});
+  static constexpr auto expected = table_of<reader, R::size>([]<std::size_t I>() { return &read_if_expected<I>; });
+  static constexpr auto read = table_of<reader, R::size>([]<std::size_t I>() { return &read_field<I>; });
 };
 
 template <class T>

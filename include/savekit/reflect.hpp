@@ -356,6 +356,16 @@ consteval bool names_are_valid() {
   return true;
 }
 
+// {make.operator()<0>(), ..., make.operator()<N-1>()}: per-field function tables, indexed
+// at run time in O(1).
+template <class Entry, std::size_t N, class Make>
+consteval std::array<Entry, N> table_of(Make make) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Entry, N>{make.template operator()<I>()...};
+  }
+  (std::make_index_sequence<N>{});
+}
+
 // Calls f(std::integral_constant<std::size_t, I>{}) for the runtime index I < N; returns its result.
 template <std::size_t N, class F>
 constexpr bool with_index(std::size_t index, F&& f) {
