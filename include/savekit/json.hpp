@@ -386,8 +386,14 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
       else
         sequence.push_back(element);
     } else {
-      // Reuse existing elements (and their capacity) before growing.
-      if (count == sequence.size()) sequence.emplace_back();
+      // Reuse existing elements (and their capacity) before growing. An empty vector
+      // starts with room for a few: one allocation instead of three for small arrays.
+      if (count == sequence.size()) {
+        if constexpr (requires { sequence.reserve(std::size_t{}); }) {
+          if (sequence.capacity() == 0) sequence.reserve(4);
+        }
+        sequence.emplace_back();
+      }
       ok = read_json(r, sequence[count]);
     }
     if (!ok) {
@@ -570,7 +576,17 @@ bool read_json_struct(json_reader& r, T& value) {
     // Fast path: the key is the one expected next (fields usually arrive in declaration
     // order) and matches its compile-time name byte for byte; then the value is read
     // in the same dispatch.
-    int outcome = hint < n ? json_field_table<T>::expected[hint](r, value) : -1;
+    int outcome = -1;
+    if (hint < n) {
+      if constexpr (n <= 4) {  // a few fields: a branch each, inlined, beats an indirect call
+        with_index<n>(hint, [&](auto i) {
+          outcome = json_field_table<T>::template read_if_expected<i.value>(r, value);
+          return true;
+        });
+      } else {
+        outcome = json_field_table<T>::expected[hint](r, value);
+      }
+    }
     std::size_t index = hint;
     if (outcome < 0) {
       const char* key_at = c.p;
