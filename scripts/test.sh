@@ -2,7 +2,8 @@
 # Runs every test savekit has, as CI does, on a fresh Debian 12 machine:
 #   g++ with warnings as errors (Debug, and -O3 Release, whose warnings differ); clang with
 #   ASan+UBSan plus the libFuzzer targets;
-#   g++ with -fno-exceptions; an em++ (WebAssembly) build of the examples run under node;
+#   g++ with -fno-exceptions; an em++ (WebAssembly) build of the test suites and examples
+#   run under node;
 #   and the .clang-format check.
 # Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
 set -euo pipefail
@@ -28,12 +29,12 @@ for step in "${steps[@]}"; do
       ;;
     dev | release | sanitize | no-exceptions) run_preset "$step" ;;
     wasm)
-      echo "=== em++ (WebAssembly) build of the examples, run under node"
+      echo "=== em++ (WebAssembly): the test suites and the examples, run under node"
       export NODE_PATH=/usr/share/nodejs
-      emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DSAVEKIT_BUILD_TESTS=OFF \
+      emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
         "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
       cmake --build build/wasm -j "$jobs"
-      ctest --test-dir build/wasm --output-on-failure -R '^example_'
+      ctest --test-dir build/wasm --output-on-failure -j "$jobs"
       ;;
     *) echo "unknown step: $step" >&2; exit 2 ;;
   esac

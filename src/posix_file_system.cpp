@@ -2,6 +2,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include <fcntl.h>
@@ -18,16 +20,34 @@ error io_error(const char* what, const std::string& path, int code = errno) {
   return error{errc::io_error, 0, std::string{what} + " " + path + ": " + std::strerror(code)};
 }
 
+#if defined(__EMSCRIPTEN__)
+// Emscripten's flock does nothing: keep the locks of this process in a table, which is
+// what matters in a browser tab or a node process.
+std::mutex& lock_table_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<std::string>& lock_table() {
+  static std::set<std::string> held;
+  return held;
+}
+#endif
+
 class posix_lock final : public file_system::lock_token {
  public:
-  explicit posix_lock(int fd) : fd_(fd) {}
+  posix_lock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   ~posix_lock() override {
+#if defined(__EMSCRIPTEN__)
+    std::lock_guard guard(lock_table_mutex());
+    lock_table().erase(path_);
+#endif
     ::flock(fd_, LOCK_UN);
     ::close(fd_);
   }
 
  private:
   int fd_;
+  std::string path_;
 };
 
 class posix_fs final : public file_system {
@@ -124,7 +144,16 @@ class posix_fs final : public file_system {
       if (code == EWOULDBLOCK) return error{errc::locked, 0, "store is in use by another process or handle: " + path};
       return io_error("flock", path, code);
     }
-    return std::unique_ptr<lock_token>(new posix_lock(fd));
+#if defined(__EMSCRIPTEN__)
+    {
+      std::lock_guard guard(lock_table_mutex());
+      if (!lock_table().insert(path).second) {
+        ::close(fd);
+        return error{errc::locked, 0, "store is in use by another handle: " + path};
+      }
+    }
+#endif
+    return std::unique_ptr<lock_token>(new posix_lock(fd, path));
   }
 };
 

@@ -122,7 +122,7 @@ void write_json_array(json_writer& w, const Range& range) {
   for (const auto& element : range) {
     w.separator(first);
     first = false;
-    write_json(w, element);
+    write_json(w, element_value(element));
   }
   w.close(']', first);
 }

@@ -134,7 +134,7 @@ void write_msgpack(Writer& w, const T& value) {
     w.wire.bin(value.data(), value.size());
   } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
     w.wire.array_header(std::size(value));
-    for (const auto& element : value) write_msgpack(w, element);
+    for (const auto& element : value) write_msgpack(w, element_value(element));
   } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
     if (value)
       write_msgpack(w, *value);

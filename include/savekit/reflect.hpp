@@ -142,6 +142,16 @@ consteval std::size_t fixed_size() {
     return std::tuple_size<T>::value;
 }
 
+// std::vector<bool> hands out proxy objects, not bools (libc++'s are not even convertible
+// implicitly in every context): elements are read through this.
+template <class Element>
+decltype(auto) element_value(const Element& element) {
+  if constexpr (std::is_class_v<Element> && std::is_convertible_v<Element, bool>)
+    return static_cast<bool>(element);
+  else
+    return (element);
+}
+
 template <class T>
 concept is_tuple_like = is_specialization_v<T, std::tuple> || is_specialization_v<T, std::pair>;
 
