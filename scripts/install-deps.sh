@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format  # toolchains, libFuzzer, sanitizers
-  libgtest-dev libgmock-dev libbenchmark-dev                     # tests and benchmarks
+  libgtest-dev libgmock-dev googletest libbenchmark-dev          # tests (and GoogleTest sources for em++), benchmarks
   libfast-float-dev libdragonbox-dev                             # savekit's header-only dependencies
   libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
   libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
