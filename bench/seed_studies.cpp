@@ -30,6 +30,7 @@
 #include "bench_objects.hpp"
 #include "peers/boost_serialization.hpp"
 #include "peers/cereal.hpp"
+#include "per_key.hpp"
 
 #include <cereal/version.hpp>
 #include "peers/jsoncpp.hpp"
@@ -159,32 +160,8 @@ std::vector<way_a> study_a_ways() {
 
   // The seed's baseline: eleven keys, one per field.
   ways.push_back({"non Serialize (11 keys)", "savekit::prefs", "11 int/string entries",
-                  [](savekit::prefs& p, const Status& s) {
-                    check(p.set_int("Status1.lv", s.lv), "set");
-                    check(p.set_int("Status1.exp", s.exp), "set");
-                    check(p.set_int("Status1.hp", s.hp), "set");
-                    check(p.set_int("Status1.max_hp", s.max_hp), "set");
-                    check(p.set_int("Status1.atk", s.atk), "set");
-                    check(p.set_int("Status1.def", s.def), "set");
-                    check(p.set_int("Status1.spd", s.spd), "set");
-                    check(p.set_string("Status1.equip.name", s.equip.name), "set");
-                    check(p.set_int("Status1.equip.atk", s.equip.atk), "set");
-                    check(p.set_int("Status1.equip.def", s.equip.def), "set");
-                    check(p.set_int("Status1.equip.spd", s.equip.spd), "set");
-                  },
-                  [](const savekit::prefs& p, Status& s) {
-                    s.lv = static_cast<int>(p.get_int("Status1.lv"));
-                    s.exp = static_cast<int>(p.get_int("Status1.exp"));
-                    s.hp = static_cast<int>(p.get_int("Status1.hp"));
-                    s.max_hp = static_cast<int>(p.get_int("Status1.max_hp"));
-                    s.atk = static_cast<int>(p.get_int("Status1.atk"));
-                    s.def = static_cast<int>(p.get_int("Status1.def"));
-                    s.spd = static_cast<int>(p.get_int("Status1.spd"));
-                    s.equip.name = p.get_string("Status1.equip.name");
-                    s.equip.atk = static_cast<int>(p.get_int("Status1.equip.atk"));
-                    s.equip.def = static_cast<int>(p.get_int("Status1.equip.def"));
-                    s.equip.spd = static_cast<int>(p.get_int("Status1.equip.spd"));
-                  }});
+                  [](savekit::prefs& p, const Status& s) { check(bench::set_per_key(p, s), "set"); },
+                  [](const savekit::prefs& p, Status& s) { bench::get_per_key(p, s); }});
 
   auto savekit_object = [](std::string name, savekit::format f, std::string stored_as) {
     return way_a{std::move(name), "savekit", std::move(stored_as),

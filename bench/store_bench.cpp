@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench_objects.hpp"
+#include "per_key.hpp"
 
 namespace {
 
@@ -44,47 +45,19 @@ savekit::prefs memory_store() {
 
 // ---- per key vs whole object ---------------------------------------------------------------
 
-void set_per_key(savekit::prefs& p, const seeds::Status& s) {
-  check(p.set_int("Status1.lv", s.lv));
-  check(p.set_int("Status1.exp", s.exp));
-  check(p.set_int("Status1.hp", s.hp));
-  check(p.set_int("Status1.max_hp", s.max_hp));
-  check(p.set_int("Status1.atk", s.atk));
-  check(p.set_int("Status1.def", s.def));
-  check(p.set_int("Status1.spd", s.spd));
-  check(p.set_string("Status1.equip.name", s.equip.name));
-  check(p.set_int("Status1.equip.atk", s.equip.atk));
-  check(p.set_int("Status1.equip.def", s.equip.def));
-  check(p.set_int("Status1.equip.spd", s.equip.spd));
-}
-
-void get_per_key(const savekit::prefs& p, seeds::Status& s) {
-  s.lv = static_cast<int>(p.get_int("Status1.lv"));
-  s.exp = static_cast<int>(p.get_int("Status1.exp"));
-  s.hp = static_cast<int>(p.get_int("Status1.hp"));
-  s.max_hp = static_cast<int>(p.get_int("Status1.max_hp"));
-  s.atk = static_cast<int>(p.get_int("Status1.atk"));
-  s.def = static_cast<int>(p.get_int("Status1.def"));
-  s.spd = static_cast<int>(p.get_int("Status1.spd"));
-  s.equip.name = p.get_string("Status1.equip.name");
-  s.equip.atk = static_cast<int>(p.get_int("Status1.equip.atk"));
-  s.equip.def = static_cast<int>(p.get_int("Status1.equip.def"));
-  s.equip.spd = static_cast<int>(p.get_int("Status1.equip.spd"));
-}
-
 void BM_PerKey_Set(benchmark::State& state) {
   auto p = memory_store();
   auto status = seeds::seed_status();
-  for (auto _ : state) set_per_key(p, status);
+  for (auto _ : state) check(bench::set_per_key(p, status));
 }
 BENCHMARK(BM_PerKey_Set)->Name("Status/set/per-key (11 keys)");
 
 void BM_PerKey_Get(benchmark::State& state) {
   auto p = memory_store();
-  set_per_key(p, seeds::seed_status());
+  check(bench::set_per_key(p, seeds::seed_status()));
   seeds::Status out;
   for (auto _ : state) {
-    get_per_key(p, out);
+    bench::get_per_key(p, out);
     benchmark::DoNotOptimize(out);
   }
   if (!(out == seeds::seed_status())) state.SkipWithError("per-key round trip failed");
