@@ -11,3 +11,6 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/savekitConfigVersion.cmak
                                  ARCH_INDEPENDENT)
 install(FILES ${PROJECT_BINARY_DIR}/savekitConfig.cmake ${PROJECT_BINARY_DIR}/savekitConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cmake/savekit)
+if(EMSCRIPTEN)
+  install(FILES src/web/savekit_indexeddb.js DESTINATION ${CMAKE_INSTALL_DATADIR}/savekit)
+endif()

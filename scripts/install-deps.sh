@@ -9,7 +9,7 @@ packages=(
   libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
   python3-matplotlib                                                   # the benchmark's charts
   libcli11-dev                                                         # the command-line program
-  emscripten nodejs                                              # WebAssembly build check
+  emscripten nodejs chromium                                     # WebAssembly: build, node, real-browser tests
   python3
 )
 missing=()
@@ -22,4 +22,10 @@ if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# npm (for playwright-core): part of some nodejs builds (NodeSource), a package of its own in Debian's.
+if ! command -v npm >/dev/null; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi

@@ -3,7 +3,8 @@
 #   g++ with warnings as errors (Debug, and -O3 Release, whose warnings differ); clang with
 #   ASan+UBSan plus the libFuzzer targets;
 #   g++ with -fno-exceptions; an em++ (WebAssembly) build of the test suites and examples
-#   run under node;
+#   run under node, and the browser tests (IndexedDB backend, demo game) in Debian's
+#   Chromium through playwright-core (installed from npm into tests/web/node_modules);
 #   and the .clang-format check.
 # Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
 set -euo pipefail
@@ -29,8 +30,9 @@ for step in "${steps[@]}"; do
       ;;
     dev | release | sanitize | no-exceptions) run_preset "$step" ;;
     wasm)
-      echo "=== em++ (WebAssembly): the test suites and the examples, run under node"
+      echo "=== em++ (WebAssembly): the test suites and the examples under node; the browser tests in Chromium"
       export NODE_PATH=/usr/share/nodejs
+      npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
       emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
         "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
       cmake --build build/wasm -j "$jobs"

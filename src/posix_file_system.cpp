@@ -17,7 +17,8 @@ namespace savekit {
 namespace {
 
 error io_error(const char* what, const std::string& path, int code = errno) {
-  return error{errc::io_error, 0, std::string{what} + " " + path + ": " + std::strerror(code)};
+  errc kind = (code == ENOSPC || code == EDQUOT) ? errc::storage_full : errc::io_error;
+  return error{kind, 0, std::string{what} + " " + path + ": " + std::strerror(code)};
 }
 
 #if defined(__EMSCRIPTEN__)

@@ -25,6 +25,11 @@ result<prefs> prefs::open(std::unique_ptr<backend> store_backend) {
     state->entries.emplace(key, entry{value.type, std::move(value.bytes), 0, false, false});
   state->report = std::move(loaded->report);
   state->store_backend = std::move(store_backend);
+  std::weak_ptr<shared_state> weak = state;
+  state->store_backend->attach([weak](std::function<void(status)> done) {
+    if (auto s = weak.lock()) return commit(std::move(s), std::move(done));
+    done({});
+  });
   return prefs(std::move(state));
 }
 
@@ -251,12 +256,15 @@ struct commit_ticket {
 
 }  // namespace
 
-void prefs::save_async(std::function<void(status)> done) {
-  std::shared_ptr<shared_state> state = state_;
+void prefs::save_async(std::function<void(status)> done) { commit(state_, std::move(done)); }
+
+void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
   std::unique_lock lock(state->mutex);
   if (state->commit_in_flight) {
-    lock.unlock();
-    return done(error{errc::commit_pending, 0, "a commit is already in flight"});
+    // Only an asynchronous backend gets here (a synchronous commit holds the mutex
+    // throughout): this save waits for the one in flight, then commits what is left.
+    state->waiting.push_back(std::move(done));
+    return;
   }
   if (state->dirty.empty() && !state->clear_pending) {
     lock.unlock();
@@ -314,9 +322,24 @@ void prefs::save_async(std::function<void(status)> done) {
     return done(std::move(outcome));
   }
   lock.unlock();  // the backend copies the change set before commit() returns
-  state->store_backend->commit(changes, [settle, done = std::move(done)](status outcome) mutable {
+  state->store_backend->commit(changes, [settle, weak, done = std::move(done)](status outcome) mutable {
     settle(outcome);
+    // Saves requested during this commit: one more commit covers them all.
+    std::vector<std::function<void(status)>> waiting;
+    if (auto s = weak.lock()) {
+      std::lock_guard relock(s->mutex);
+      waiting.swap(s->waiting);
+    }
     done(std::move(outcome));
+    if (waiting.empty()) return;
+    auto s = weak.lock();
+    if (!s) {
+      for (auto& waiter : waiting) waiter({});  // the store is gone: nothing is left to commit
+      return;
+    }
+    commit(std::move(s), [waiting = std::move(waiting)](status follow_up) {
+      for (auto& waiter : waiting) waiter(follow_up);
+    });
   });
 }
 

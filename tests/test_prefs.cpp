@@ -251,7 +251,7 @@ TEST(Prefs, ValueTooLarge) {
 namespace {
 
 // A backend whose commits complete only when the test says so, as IndexedDB's do.
-class deferred_backend final : public savekit::backend {
+class deferred_backend : public savekit::backend {
  public:
   struct shared {
     std::function<void(savekit::status)> pending;
@@ -289,30 +289,62 @@ TEST(Prefs, AsynchronousCommit) {
   p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
   ASSERT_TRUE(shared->pending);
   EXPECT_EQ(shared->in_flight, (std::map<std::string, std::string>{{"a", "1"}, {"b", "1"}}));
-  // While the commit is in flight: a second one is refused, and new changes stay pending.
-  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
-  ASSERT_EQ(outcomes.size(), 1u);
-  EXPECT_EQ(outcomes[0].error().code(), errc::commit_pending);
+  // While the commit is in flight, new changes stay pending and a second save waits for it.
   ASSERT_TRUE(p->set_string("b", "2"));
   ASSERT_TRUE(p->delete_key("a"));
+  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
+  EXPECT_TRUE(outcomes.empty());
 
   std::exchange(shared->pending, nullptr)(savekit::status{});  // the transaction completes
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_TRUE(outcomes[0]);
+  // ...and the waiting save has started the follow-up commit with what came after.
+  ASSERT_TRUE(shared->pending);
+  EXPECT_EQ(shared->in_flight, (std::map<std::string, std::string>{{"a", "<erased>"}, {"b", "2"}}));
+  EXPECT_TRUE(p->has_pending_changes());
+  // A failed transaction leaves everything pending, and a retry sends it again.
+  std::exchange(shared->pending, nullptr)(savekit::error{errc::storage_full, 0, "QuotaExceededError"});
   ASSERT_EQ(outcomes.size(), 2u);
-  EXPECT_TRUE(outcomes[1]);
-  EXPECT_TRUE(p->has_pending_changes());  // b=2 and the deletion of a came after the commit began
-
+  EXPECT_EQ(outcomes[1].error().code(), errc::storage_full);
+  EXPECT_TRUE(p->has_pending_changes());
+  EXPECT_EQ(p->keys(), std::vector<std::string>{"b"});
   p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
   EXPECT_EQ(shared->in_flight, (std::map<std::string, std::string>{{"a", "<erased>"}, {"b", "2"}}));
-  // A failed transaction leaves everything pending, and a retry sends it again.
-  std::exchange(shared->pending, nullptr)(savekit::error{errc::io_error, 0, "QuotaExceededError"});
-  ASSERT_EQ(outcomes.size(), 3u);
-  EXPECT_EQ(outcomes[2].error().code(), errc::io_error);
-  EXPECT_TRUE(p->has_pending_changes());
-  p->save_async([&](savekit::status s) { outcomes.push_back(std::move(s)); });
-  EXPECT_EQ(shared->in_flight.size(), 2u);
   std::exchange(shared->pending, nullptr)(savekit::status{});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_TRUE(outcomes[2]);
+  EXPECT_FALSE(shared->pending);  // nothing was waiting: no further commit
   EXPECT_FALSE(p->has_pending_changes());
   EXPECT_EQ(p->keys(), std::vector<std::string>{"b"});
+}
+
+TEST(Prefs, BackendCanRequestACommit) {
+  // The IndexedDB backend commits when the page is hidden, through the function attach()
+  // hands it; here a backend keeps that function and calls it itself.
+  struct requesting_backend : deferred_backend {
+    using deferred_backend::deferred_backend;
+    void attach(commit_request request) override { *requester = std::move(request); }
+    std::shared_ptr<commit_request> requester = std::make_shared<commit_request>();
+  };
+  auto shared = std::make_shared<deferred_backend::shared>();
+  auto owned = std::make_unique<requesting_backend>(shared);
+  auto requester = owned->requester;
+  savekit::status outcome = savekit::error{errc::io_error, 0, "not called"};
+  {
+    auto p = prefs::open(std::move(owned));
+    ASSERT_TRUE(p);
+    ASSERT_TRUE(*requester);
+    ASSERT_TRUE(p->set_int("level", 3));
+    (*requester)([&](savekit::status s) { outcome = std::move(s); });
+    EXPECT_EQ(shared->in_flight.count("level"), 1u);
+    std::exchange(shared->pending, nullptr)(savekit::status{});
+    EXPECT_TRUE(outcome);
+    EXPECT_FALSE(p->has_pending_changes());
+  }
+  outcome = savekit::error{errc::io_error, 0, "not called"};
+  (*requester)([&](savekit::status s) { outcome = std::move(s); });  // the store is gone: a no-op
+  EXPECT_TRUE(outcome);
+  EXPECT_FALSE(shared->pending);
 }
 
 TEST(Prefs, AsynchronousCommitCompletingAfterTheStoreIsGone) {

@@ -57,6 +57,8 @@ enum class errc : std::uint8_t {
   corrupt_store = 29,        // no intact committed state could be read
   unsupported_version = 30,  // the store was written by a newer savekit
   commit_pending = 31,       // an asynchronous backend has not finished the commit yet
+  storage_unavailable = 32,  // the browser offers no persistent storage (IndexedDB off or refused)
+  storage_full = 33,         // the storage quota is used up (QuotaExceededError, ENOSPC)
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -126,6 +128,10 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "unsupported_version";
     case errc::commit_pending:
       return "commit_pending";
+    case errc::storage_unavailable:
+      return "storage_unavailable";
+    case errc::storage_full:
+      return "storage_full";
   }
   return "unknown";
 }

@@ -122,7 +122,9 @@ class prefs {
   // Commits every change since the last successful save, or none of them. With an
   // asynchronous backend this returns errc::commit_pending: use save_async.
   status save();
-  // Commits and calls done with the outcome when the backend has finished.
+  // Commits and calls done with the outcome when the backend has finished (with the
+  // IndexedDB backend: when the readwrite transaction has completed). Called while a
+  // commit is in flight, it waits for that one, then commits what is still pending.
   void save_async(std::function<void(status)> done);
   bool has_pending_changes() const;
 
@@ -175,12 +177,14 @@ class prefs {
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
     bool commit_in_flight = false;
+    std::vector<std::function<void(status)>> waiting;  // save_async calls made during a commit
     recovery_report report;
     std::string scratch;  // encoding buffer, reused
   };
 
   explicit prefs(std::shared_ptr<shared_state> state) : state_(std::move(state)) {}
 
+  static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done);
   static status check_key(std::string_view key);
   // Store under key (caller holds the mutex and has checked the key and size).
   entry& touch(std::string_view key, value_type type);

@@ -1,0 +1,78 @@
+// savekit/indexeddb.hpp — saves kept in the browser's IndexedDB (WebAssembly builds).
+//
+//   savekit::web::open_indexeddb("player", [](savekit::result<savekit::prefs> p,
+//                                             const savekit::web::storage_info& storage) {
+//     if (!p) return show(p.error());        // storage_unavailable, locked, corrupt_store...
+//     if (storage.persisted != savekit::web::persistence::granted) warn_may_be_evicted();
+//     game.store = std::move(*p);
+//   });
+//   ...
+//   game.store->save_async([](savekit::status s) { /* the transaction has completed */ });
+//
+// One IndexedDB database per store ("savekit:" + name) holds a record per key, so a commit
+// writes only the keys that changed, in one readwrite transaction with durability "strict":
+// save_async reports success only once the browser says the transaction completed, and a
+// failed transaction (QuotaExceededError → errc::storage_full, abort, closed connection →
+// errc::io_error) changes nothing that was committed — the changes stay pending for a retry.
+//
+// Opening is asynchronous (IndexedDB has no blocking calls), so it takes a callback. It
+// requests persistent storage (navigator.storage.persist()) and reports the answer, holds a
+// Web Lock so that a second tab gets errc::locked instead of overwriting the first one's
+// saves, and reports a browser without IndexedDB (disabled storage, opaque origins) as
+// errc::storage_unavailable — never a silent memory-only store.
+//
+// Pending changes are committed when the page is hidden (visibilitychange) and on pagehide:
+// the last moments a browser reliably gives a page.
+//
+// Available only when compiled with Emscripten; the JavaScript half is
+// src/web/savekit_indexeddb.js, linked by the savekit::savekit target.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "savekit/error.hpp"
+#include "savekit/prefs.hpp"
+
+namespace savekit::web {
+
+// navigator.storage.persist()'s answer: whether the browser promised not to evict the saves.
+enum class persistence : std::uint8_t {
+  not_requested,  // indexeddb_options::request_persistence was false
+  granted,        // the saves are kept until the player deletes them
+  denied,         // the browser may evict them under storage pressure (or in private mode)
+  unsupported,    // no Storage API (navigator.storage): nothing is known
+};
+std::string_view to_string(persistence p) noexcept;
+
+struct storage_info {
+  persistence persisted = persistence::not_requested;
+  std::uint64_t usage = 0;  // navigator.storage.estimate(): bytes this origin uses, 0 if unknown
+  std::uint64_t quota = 0;  // and may use, 0 if unknown
+};
+
+struct indexeddb_options {
+  bool request_persistence = true;  // call navigator.storage.persist() while opening
+  bool save_when_hidden = true;     // commit pending changes on visibilitychange (hidden) and pagehide
+  bool exclusive = true;            // hold a Web Lock: a second open (another tab) gets errc::locked
+};
+
+using open_callback = std::function<void(result<prefs> store, const storage_info& storage)>;
+
+// Opens (creating if missing) the store `name`; calls done once its committed state is loaded.
+void open_indexeddb(const std::string& name, open_callback done, indexeddb_options options = {});
+
+// Deletes the store's database (a "new game", tests). Fails with errc::locked while it is open.
+void delete_indexeddb(const std::string& name, std::function<void(status)> done);
+
+// Called after every commit made because the page was hidden (name, outcome): such a
+// commit has no caller to report to. Failures are also written to the console.
+void set_autosave_listener(std::function<void(const std::string& name, const status& outcome)> listener);
+
+// Resolves (or rejects, with an Error whose message is "code: message") the JavaScript promise that
+// Module.savekitPromise(fn) created and handed to fn as `id`: how a C++ function exported to
+// JavaScript gives the page a promise of a save's outcome.
+void settle_js_promise(int id, const status& outcome);
+
+}  // namespace savekit::web

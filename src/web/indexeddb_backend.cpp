@@ -1,0 +1,270 @@
+// The IndexedDB backend: the C++ half. The JavaScript half (savekit_indexeddb.js) owns the
+// database connections; the two talk through the savekit_idb_* functions below, with
+// integer request ids instead of function pointers, and byte buffers in a simple
+// length-prefixed layout (little-endian u32 lengths):
+//   loaded state   ([u32 key size][key][u32 record size][record])*
+//   change set     [u8 clear_all] ([u8 op: 1 put, 2 delete][u32 key size][key]
+//                                  (put: [u32 record size][record]))*
+//   record         [u8 value_type][value bytes]      (what IndexedDB stores per key)
+#include <emscripten/emscripten.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "savekit/indexeddb.hpp"
+
+// Implemented in savekit_indexeddb.js.
+extern "C" {
+void savekit_idb_open(const char* name, int request, int request_persistence, int exclusive);
+void savekit_idb_commit(int connection, int request, const std::uint8_t* data, std::size_t size);
+void savekit_idb_close(int connection);
+void savekit_idb_delete(const char* name, int request);
+void savekit_idb_settle_promise(int id, int ok, const char* message);
+}
+
+namespace savekit::web {
+namespace {
+
+// What the JavaScript half reports; mirrors SAVEKIT_IDB.kind in savekit_indexeddb.js.
+enum class outcome_kind : int { ok = 0, unavailable = 1, full = 2, io = 3, locked = 4, newer_format = 5 };
+
+status to_status(int kind, const char* message) {
+  std::string text = message ? message : "";
+  switch (static_cast<outcome_kind>(kind)) {
+    case outcome_kind::ok:
+      return {};
+    case outcome_kind::unavailable:
+      return error{errc::storage_unavailable, 0, text};
+    case outcome_kind::full:
+      return error{errc::storage_full, 0, text};
+    case outcome_kind::locked:
+      return error{errc::locked, 0, text};
+    case outcome_kind::newer_format:
+      return error{errc::unsupported_version, 0, text};
+    case outcome_kind::io:
+      break;
+  }
+  return error{errc::io_error, 0, text};
+}
+
+void put_u32(std::string& out, std::size_t value) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+// Reads [u32 size][bytes]; false if the buffer ends first.
+bool take_sized(std::string_view& in, std::string_view& out) {
+  if (in.size() < 4) return false;
+  std::uint32_t size = 0;
+  for (int i = 0; i < 4; ++i) size |= std::uint32_t{static_cast<unsigned char>(in[i])} << (8 * i);
+  in.remove_prefix(4);
+  if (in.size() < size) return false;
+  out = in.substr(0, size);
+  in.remove_prefix(size);
+  return true;
+}
+
+bool known_type(unsigned char type) {
+  return type >= static_cast<unsigned char>(value_type::integer) &&
+         type <= static_cast<unsigned char>(value_type::json);
+}
+
+class indexeddb_backend;
+
+struct registry {
+  int next_request = 1;
+  std::unordered_map<int, std::function<void(status)>> waiting;  // commits and deletions
+  std::unordered_map<int, std::pair<std::string, std::pair<open_callback, indexeddb_options>>> opens;
+  std::set<indexeddb_backend*> hidden_savers;  // backends that commit when the page is hidden
+  std::function<void(const std::string&, const status&)> autosave_listener;
+};
+registry& the_registry() {
+  static registry r;  // the browser runs savekit on one thread
+  return r;
+}
+
+class indexeddb_backend final : public backend {
+ public:
+  indexeddb_backend(std::string name, int connection, loaded_state state, bool save_when_hidden)
+      : name_(std::move(name)),
+        connection_(connection),
+        state_(std::move(state)),
+        save_when_hidden_(save_when_hidden) {}
+  ~indexeddb_backend() override {
+    the_registry().hidden_savers.erase(this);
+    savekit_idb_close(connection_);  // also releases the Web Lock
+  }
+
+  result<loaded_state> load() override { return std::move(state_); }
+
+  void commit(const change_set& changes, std::function<void(status)> done) override {
+    std::string buffer;
+    buffer.push_back(changes.clear_all ? 1 : 0);
+    for (const change& c : changes.changes) {
+      buffer.push_back(c.erase ? 2 : 1);
+      put_u32(buffer, c.key.size());
+      buffer.append(c.key);
+      if (c.erase) continue;
+      put_u32(buffer, c.value.size() + 1);
+      buffer.push_back(static_cast<char>(c.type));
+      buffer.append(c.value);
+    }
+    registry& r = the_registry();
+    int request = r.next_request++;
+    r.waiting.emplace(request, std::move(done));
+    // The JavaScript half copies the buffer before returning and reports later.
+    savekit_idb_commit(connection_, request, reinterpret_cast<const std::uint8_t*>(buffer.data()), buffer.size());
+  }
+
+  bool completes_synchronously() const override { return false; }
+  std::string describe() const override { return "IndexedDB savekit:" + name_; }
+
+  void attach(commit_request request) override {
+    request_ = std::move(request);
+    if (save_when_hidden_) the_registry().hidden_savers.insert(this);
+  }
+
+  void save_because_hidden() {
+    request_([name = name_](status outcome) {
+      if (!outcome)
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: saving %s when the page was hidden failed: %s",
+                       name.c_str(), outcome.error().message().c_str());
+      // A copy: the listener may replace itself.
+      if (auto listener = the_registry().autosave_listener) listener(name, outcome);
+    });
+  }
+
+ private:
+  std::string name_;
+  int connection_;
+  loaded_state state_;
+  bool save_when_hidden_;
+  commit_request request_;
+};
+
+persistence to_persistence(int code) {
+  switch (code) {
+    case 1:
+      return persistence::granted;
+    case 2:
+      return persistence::denied;
+    case 3:
+      return persistence::unsupported;
+    default:
+      return persistence::not_requested;
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(persistence p) noexcept {
+  switch (p) {
+    case persistence::not_requested:
+      return "not_requested";
+    case persistence::granted:
+      return "granted";
+    case persistence::denied:
+      return "denied";
+    case persistence::unsupported:
+      return "unsupported";
+  }
+  return "unknown";
+}
+
+void open_indexeddb(const std::string& name, open_callback done, indexeddb_options options) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.opens.emplace(request, std::pair{name, std::pair{std::move(done), options}});
+  savekit_idb_open(name.c_str(), request, options.request_persistence, options.exclusive);
+}
+
+void delete_indexeddb(const std::string& name, std::function<void(status)> done) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.waiting.emplace(request, std::move(done));
+  savekit_idb_delete(name.c_str(), request);
+}
+
+void set_autosave_listener(std::function<void(const std::string&, const status&)> listener) {
+  the_registry().autosave_listener = std::move(listener);
+}
+
+void settle_js_promise(int id, const status& outcome) {
+  std::string text;
+  if (!outcome) text = std::string{to_string(outcome.error().code())} + ": " + outcome.error().message();
+  savekit_idb_settle_promise(id, outcome ? 1 : 0, text.c_str());
+}
+
+}  // namespace savekit::web
+
+// ---- called by savekit_indexeddb.js --------------------------------------------------------
+
+using namespace savekit;
+using namespace savekit::web;
+
+extern "C" {
+
+// Buffers for what the JavaScript half hands over (strings, loaded records).
+EMSCRIPTEN_KEEPALIVE char* savekit_idb_alloc(std::size_t size) { return new char[size]; }
+EMSCRIPTEN_KEEPALIVE void savekit_idb_free(char* buffer) { delete[] buffer; }
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const char* records, std::size_t size,
+                                             int kind, const char* message, int persisted, double usage, double quota) {
+  registry& r = the_registry();
+  auto found = r.opens.find(request);
+  if (found == r.opens.end()) return;
+  auto [name, callback_and_options] = std::move(found->second);
+  auto [done, options] = std::move(callback_and_options);
+  r.opens.erase(found);
+
+  storage_info storage{to_persistence(persisted), static_cast<std::uint64_t>(usage), static_cast<std::uint64_t>(quota)};
+  if (status opened = to_status(kind, message); !opened) return done(std::move(opened).error(), storage);
+
+  // Records that cannot be read (a foreign writer, damage) are left in the database, untouched,
+  // and reported: the store opens with everything else.
+  loaded_state state;
+  std::string_view in(records ? records : "", size);
+  std::uint64_t skipped = 0;
+  while (!in.empty()) {
+    std::string_view key, record;
+    if (!take_sized(in, key) || !take_sized(in, record)) {
+      savekit_idb_close(connection);
+      return done(error{errc::corrupt_store, size - in.size(), "IndexedDB records arrived truncated"}, storage);
+    }
+    if (record.empty() || !known_type(static_cast<unsigned char>(record[0])) || key.empty() ||
+        key.size() > prefs::max_key_size) {
+      ++skipped;
+      continue;
+    }
+    state.entries.emplace(std::string{key},
+                          stored_value{static_cast<value_type>(record[0]), std::string{record.substr(1)}});
+  }
+  if (skipped) {
+    state.report.recovered = true;
+    state.report.detail = std::to_string(skipped) + " IndexedDB record(s) of an unknown kind were left out";
+  }
+  state.report.commits_loaded = 1;
+  auto store =
+      prefs::open(std::make_unique<indexeddb_backend>(name, connection, std::move(state), options.save_when_hidden));
+  done(std::move(store), storage);
+}
+
+// A commit or a deletion has finished.
+EMSCRIPTEN_KEEPALIVE void savekit_idb_finished(int request, int kind, const char* message) {
+  registry& r = the_registry();
+  auto found = r.waiting.find(request);
+  if (found == r.waiting.end()) return;
+  auto done = std::move(found->second);
+  r.waiting.erase(found);
+  done(to_status(kind, message));
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_page_hidden() {
+  // Copied: a commit's callback may close a store (and leave the set) synchronously.
+  std::vector<indexeddb_backend*> savers(the_registry().hidden_savers.begin(), the_registry().hidden_savers.end());
+  for (auto* saver : savers)
+    if (the_registry().hidden_savers.count(saver)) saver->save_because_hidden();
+}
+
+}  // extern "C"

@@ -1,0 +1,290 @@
+// The IndexedDB backend: the JavaScript half (an Emscripten --js-library). See
+// src/web/indexeddb_backend.cpp for the C++ half and the byte layouts they exchange.
+//
+// Database "savekit:NAME", version 1: object store "entries" (out-of-line binary keys: the
+// store's key bytes; values: Uint8Array [value_type][bytes]) and "meta" ("format" → 1).
+
+mergeInto(LibraryManager.library, {
+  $SAVEKIT_IDB__deps: ['$callUserCallback'],
+  // Module.savekitPromise(fn): a promise that C++ settles with
+  // savekit::web::settle_js_promise(id, status); fn gets the id.
+  $SAVEKIT_IDB__postset:
+    'Module["savekitPromise"] = function(fn) {' +
+    '  var id = ++SAVEKIT_IDB.nextPromise;' +
+    '  return new Promise(function(resolve, reject) {' +
+    '    SAVEKIT_IDB.promises[id] = {resolve: resolve, reject: reject};' +
+    '    fn(id);' +
+    '  });' +
+    '};',
+  $SAVEKIT_IDB: {
+    kind: {ok: 0, unavailable: 1, full: 2, io: 3, locked: 4, newerFormat: 5},
+    format: 1,
+    connections: {},  // id -> {db, releaseLock, name}
+    nextConnection: 1,
+    pageWatched: false,
+    promises: {},
+    releasing: {},  // name -> promise of the lock's release
+    nextPromise: 0,
+
+    kindOf: function(error) {
+      var name = error && error.name;
+      if (name === 'QuotaExceededError') return SAVEKIT_IDB.kind.full;
+      if (name === 'SecurityError' || name === 'UnknownError' || name === 'NotAllowedError')
+        return SAVEKIT_IDB.kind.unavailable;
+      return SAVEKIT_IDB.kind.io;
+    },
+    describe: function(error, fallback) {
+      if (!error) return fallback;
+      return (error.name ? error.name + ': ' : '') + (error.message || String(error));
+    },
+    // Calls a C function with a string argument allocated for the call.
+    // (Memory comes from the C++ half: malloc is not always exported to JavaScript.)
+    withString: function(text, fn) {
+      text = text || '';
+      var size = lengthBytesUTF8(text) + 1;
+      var ptr = _savekit_idb_alloc(size);
+      stringToUTF8(text, ptr, size);
+      try { fn(ptr); } finally { _savekit_idb_free(ptr); }
+    },
+    reportCommit: function(request, kind, message) {
+      callUserCallback(function() {
+        SAVEKIT_IDB.withString(message, function(ptr) { _savekit_idb_finished(request, kind, ptr); });
+      });
+    },
+    keyBytes: function(key) {
+      return key instanceof ArrayBuffer ? new Uint8Array(key) : new Uint8Array(key.buffer, key.byteOffset, key.byteLength);
+    },
+    // visibilitychange (hidden) and pagehide: the last moments a page reliably gets.
+    watchPage: function() {
+      if (SAVEKIT_IDB.pageWatched || typeof document === 'undefined') return;
+      SAVEKIT_IDB.pageWatched = true;
+      var hidden = function() { callUserCallback(function() { _savekit_idb_page_hidden(); }); };
+      document.addEventListener('visibilitychange', function() {
+        if (document.visibilityState === 'hidden') hidden();
+      });
+      window.addEventListener('pagehide', hidden);
+    },
+    // Holds the Web Lock "savekit:NAME" until the store closes: calls then(release), or
+    // then(null, kind, message) when another holder has it or locks are refused.
+    lock: function(name, exclusive, then) {
+      if (!exclusive || typeof navigator === 'undefined' || !navigator.locks) return then(function() {});
+      // A store this page has just closed releases its lock asynchronously: wait for that.
+      (SAVEKIT_IDB.releasing[name] || Promise.resolve()).then(function() {
+        var held = false;
+        var request = navigator.locks.request('savekit:' + name, {ifAvailable: true}, function(lock) {
+          if (!lock) { then(null, SAVEKIT_IDB.kind.locked, 'savekit:' + name + ' is open in another tab or window'); return undefined; }
+          held = true;
+          return new Promise(function(resolve) {
+            then(function() {
+              SAVEKIT_IDB.releasing[name] = request.then(function() {}, function() {});
+              resolve();
+            });
+          });
+        });
+        request.catch(function(e) {
+          if (!held) then(null, SAVEKIT_IDB.kindOf(e), SAVEKIT_IDB.describe(e, 'Web Locks refused'));
+        });
+      }).catch(function(e) {
+        then(null, SAVEKIT_IDB.kindOf(e), SAVEKIT_IDB.describe(e, 'Web Locks refused'));
+      });
+    },
+    persistence: function(request) {
+      // 0 not requested, 1 granted, 2 denied, 3 unsupported; estimate: [usage, quota]
+      var storage = typeof navigator !== 'undefined' && navigator.storage;
+      if (!storage || !storage.persist) return Promise.resolve({persisted: request ? 3 : 0, usage: 0, quota: 0});
+      var asked = request ? storage.persist().then(function(granted) { return granted ? 1 : 2; },
+                                                    function() { return 2; })
+                          : Promise.resolve(0);
+      var estimate = storage.estimate ? storage.estimate().catch(function() { return {}; }) : Promise.resolve({});
+      return Promise.all([asked, estimate]).then(function(both) {
+        return {persisted: both[0], usage: both[1].usage || 0, quota: both[1].quota || 0};
+      });
+    },
+  },
+
+  savekit_idb_open__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive) {
+    var name = UTF8ToString(namePtr);
+    var I = SAVEKIT_IDB;
+    var storage = {persisted: 0, usage: 0, quota: 0};
+    var finished = false;
+    var finish = function(connection, records, kind, message) {
+      if (finished) return;
+      finished = true;
+      callUserCallback(function() {
+        var size = records ? records.length : 0;
+        var ptr = size ? _savekit_idb_alloc(size) : 0;
+        if (size) HEAPU8.set(records, ptr);
+        I.withString(message, function(messagePtr) {
+          _savekit_idb_opened(request, connection, ptr, size, kind, messagePtr, storage.persisted, storage.usage,
+                              storage.quota);
+        });
+        if (ptr) _savekit_idb_free(ptr);
+      });
+    };
+    if (typeof indexedDB === 'undefined' || !indexedDB) {
+      return finish(0, null, I.kind.unavailable, 'this browser offers no IndexedDB (disabled storage?)');
+    }
+    if (typeof origin !== 'undefined' && origin === 'null') {  // sandboxed frame, data: URL...
+      return finish(0, null, I.kind.unavailable, 'an opaque origin has no storage that outlives the page');
+    }
+    I.lock(name, exclusive, function(release, kind, message) {
+      if (!release) return finish(0, null, kind, message);
+      var fail = function(kind, message) { release(); finish(0, null, kind, message); };
+      I.persistence(requestPersistence).then(function(answer) {
+        storage = answer;
+        var opening;
+        try {
+          opening = indexedDB.open('savekit:' + name, 1);
+        } catch (e) {
+          return fail(I.kind.unavailable, I.describe(e, 'IndexedDB refused to open'));
+        }
+        opening.onupgradeneeded = function() {
+          var db = opening.result;
+          if (!db.objectStoreNames.contains('entries')) db.createObjectStore('entries');
+          if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(I.format, 'format');
+        };
+        opening.onerror = function(event) {
+          event.preventDefault();
+          var e = opening.error;
+          fail(e && e.name === 'VersionError' ? I.kind.newerFormat : I.kind.unavailable,
+               I.describe(e, 'IndexedDB refused to open'));
+        };
+        opening.onblocked = function() {};  // an older connection elsewhere: wait for it to close
+        opening.onsuccess = function() {
+          var db = opening.result;
+          var id = I.nextConnection++;
+          I.connections[id] = {db: db, release: release, name: name};
+          // Another page upgrading the database: step aside (commits then fail with io_error).
+          db.onversionchange = function() { db.close(); };
+          var tx, keys, values, format;
+          try {
+            tx = db.transaction(['entries', 'meta'], 'readonly');
+            var entries = tx.objectStore('entries');
+            entries.getAllKeys().onsuccess = function(e) { keys = e.target.result; };
+            entries.getAll().onsuccess = function(e) { values = e.target.result; };
+            tx.objectStore('meta').get('format').onsuccess = function(e) { format = e.target.result; };
+          } catch (e) {
+            delete I.connections[id];
+            db.close();
+            return fail(I.kind.io, I.describe(e, 'reading the saves failed'));
+          }
+          tx.onabort = function() {
+            delete I.connections[id];
+            db.close();
+            fail(I.kind.io, I.describe(tx.error, 'reading the saves was aborted'));
+          };
+          tx.oncomplete = function() {
+            if (typeof format === 'number' && format > I.format) {
+              delete I.connections[id];
+              db.close();
+              return fail(I.kind.newerFormat, 'savekit:' + name + ' was written by a newer savekit (format ' + format + ')');
+            }
+            // Flatten to ([u32 key size][key][u32 record size][record])*; non-binary records
+            // are passed as empty ones, which the C++ half reports and leaves alone.
+            var total = 0, parts = [];
+            for (var i = 0; i < keys.length; ++i) {
+              var key = keys[i] instanceof ArrayBuffer || ArrayBuffer.isView(keys[i]) ? I.keyBytes(keys[i]) : new Uint8Array(0);
+              var value = values[i] instanceof Uint8Array ? values[i] : new Uint8Array(0);
+              parts.push(key, value);
+              total += 8 + key.length + value.length;
+            }
+            var out = new Uint8Array(total), view = new DataView(out.buffer), at = 0;
+            for (var j = 0; j < parts.length; ++j) {
+              view.setUint32(at, parts[j].length, true);
+              out.set(parts[j], at + 4);
+              at += 4 + parts[j].length;
+            }
+            I.watchPage();
+            finish(id, out, I.kind.ok, '');
+          };
+        };
+      });
+    });
+  },
+
+  savekit_idb_commit__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_commit: function(connection, request, ptr, size) {
+    var I = SAVEKIT_IDB;
+    var bytes = HEAPU8.slice(ptr, ptr + size);  // a copy: the change set dies when we return
+    var entry = I.connections[connection];
+    if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
+    var tx;
+    try {
+      tx = entry.db.transaction(['entries'], 'readwrite', {durability: 'strict'});
+      var store = tx.objectStore('entries');
+      var view = new DataView(bytes.buffer), at = 1, operations = 0;
+      if (bytes[0]) store.clear();
+      for (; at < bytes.length; ++operations) {
+        var op = bytes[at];
+        var keySize = view.getUint32(at + 1, true);
+        var key = bytes.slice(at + 5, at + 5 + keySize).buffer;
+        at += 5 + keySize;
+        if (op === 2) {
+          store.delete(key);
+          continue;
+        }
+        var recordSize = view.getUint32(at, true);
+        store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
+        at += 4 + recordSize;
+      }
+    } catch (e) {
+      if (tx) try { tx.abort(); } catch (ignored) {}
+      return I.reportCommit(request, I.kindOf(e), I.describe(e, 'the IndexedDB transaction could not start'));
+    }
+    tx.oncomplete = function() { I.reportCommit(request, I.kind.ok, ''); };
+    tx.onabort = function() {
+      I.reportCommit(request, I.kindOf(tx.error), I.describe(tx.error, 'the IndexedDB transaction was aborted'));
+    };
+    // Nothing may throw from here on: an exception would unwind through the C++ caller.
+    try {
+      var hooks = Module['savekitTestHooks'];  // tests/web: counts operations, aborts on request
+      if (hooks && hooks.onCommit) hooks.onCommit(tx, operations);
+      if (tx.commit) tx.commit();  // send it now: a page being hidden may not get another task
+    } catch (ignored) {
+      // Already aborted or finished: oncomplete or onabort reports the outcome.
+    }
+  },
+
+  savekit_idb_close__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_close: function(connection) {
+    var entry = SAVEKIT_IDB.connections[connection];
+    if (!entry) return;
+    delete SAVEKIT_IDB.connections[connection];
+    entry.db.close();  // transactions already committed still complete
+    entry.release();
+  },
+
+  savekit_idb_delete__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_delete: function(namePtr, request) {
+    var I = SAVEKIT_IDB;
+    var name = UTF8ToString(namePtr);
+    var report = function(kind, message) {
+      callUserCallback(function() {
+        I.withString(message, function(ptr) { _savekit_idb_finished(request, kind, ptr); });
+      });
+    };
+    if (typeof indexedDB === 'undefined' || !indexedDB) return report(I.kind.unavailable, 'this browser offers no IndexedDB');
+    I.lock(name, true, function(release, kind, message) {
+      if (!release) return report(kind, message);
+      var deleting;
+      try {
+        deleting = indexedDB.deleteDatabase('savekit:' + name);
+      } catch (e) {
+        release();
+        return report(I.kind.unavailable, I.describe(e, 'IndexedDB refused'));
+      }
+      deleting.onsuccess = function() { release(); report(I.kind.ok, ''); };
+      deleting.onerror = function() { release(); report(I.kindOf(deleting.error), I.describe(deleting.error, 'delete failed')); };
+    });
+  },
+
+  savekit_idb_settle_promise__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_settle_promise: function(id, ok, messagePtr) {
+    var pending = SAVEKIT_IDB.promises[id];
+    if (!pending) return;
+    delete SAVEKIT_IDB.promises[id];
+    if (ok) pending.resolve();
+    else pending.reject(new Error(UTF8ToString(messagePtr)));
+  },
+});

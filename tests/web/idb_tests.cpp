@@ -1,0 +1,293 @@
+// The IndexedDB backend's C++ suite, run in Chromium (idb_tests.html, driven by
+// run_browser_tests.mjs). IndexedDB answers asynchronously, so each test is a chain of
+// steps: a step gets `next` and calls it when its callbacks are done. Every check is
+// printed; the page's window.testsFailed counts the failures.
+#include <emscripten/emscripten.h>
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "savekit/indexeddb.hpp"
+#include "savekit/savekit.hpp"
+
+namespace {
+
+int passed = 0;
+int failed = 0;
+std::string current_test;
+
+void check(bool ok, const char* what, int line) {
+  if (ok) {
+    ++passed;
+    return;
+  }
+  ++failed;
+  std::printf("  FAILED %s: line %d: %s\n", current_test.c_str(), line, what);
+}
+#define CHECK(condition) check(static_cast<bool>(condition), #condition, __LINE__)
+#define CHECK_EQ(a, b) check((a) == (b), #a " == " #b, __LINE__)
+// In a raw step: the store must be open, else the step fails and the test goes on.
+#define REQUIRE_STORE(next)      \
+  do {                           \
+    CHECK(store.has_value());    \
+    if (!store) return (next)(); \
+  } while (false)
+
+EM_JS(void, report_done, (int passed_checks, int failed_checks), {
+  window.testsPassed = passed_checks;
+  window.testsFailed = failed_checks;
+  window.testsDone = true;
+});
+// Operations on the page's side that a test needs.
+EM_JS(void, abort_next_commit, (), { Module.savekitTestHooks.abortNext = true; });
+EM_JS(int, last_commit_operations, (), { return Module.savekitTestHooks.lastOperations; });
+EM_JS(void, hide_page, (), {
+  Object.defineProperty(document, 'visibilityState', {value : 'hidden', configurable : true});
+  document.dispatchEvent(new Event('visibilitychange'));
+  Object.defineProperty(document, 'visibilityState', {value : 'visible', configurable : true});
+});
+
+using next_fn = std::function<void()>;
+using step = std::function<void(next_fn)>;
+
+// Runs steps one after another, then `done`.
+void run_steps(std::shared_ptr<std::vector<step>> steps, std::size_t at, next_fn done) {
+  if (at == steps->size()) return done();
+  (*steps)[at]([steps, at, done] { run_steps(steps, at + 1, done); });
+}
+
+struct Equip {
+  std::string name;
+  int atk = 0;
+  bool operator==(const Equip&) const = default;
+};
+struct Status {
+  int lv = 1;
+  std::vector<int> flags;
+  Equip equip;
+  double speed = 1.5;
+  bool operator==(const Status&) const = default;
+};
+
+// The store under test lives here between steps.
+std::optional<savekit::prefs> store;
+
+step open_store(std::string name, savekit::errc expected = savekit::errc::ok) {
+  return [name, expected](next_fn next) {
+    savekit::web::open_indexeddb(
+        name, [expected, next](savekit::result<savekit::prefs> p, const savekit::web::storage_info& info) {
+          if (expected == savekit::errc::ok) {
+            CHECK(p.has_value());
+            if (!p) std::printf("  open failed: %s\n", p.error().message().c_str());
+            if (p) store = std::move(*p);
+            CHECK(info.persisted == savekit::web::persistence::granted ||
+                  info.persisted == savekit::web::persistence::denied);
+            CHECK(info.quota > 0);
+          } else {
+            CHECK(!p.has_value());
+            if (!p) CHECK_EQ(p.error().code(), expected);
+          }
+          next();
+        });
+  };
+}
+step close_store() {
+  return [](next_fn next) {
+    store.reset();
+    next();
+  };
+}
+step save(savekit::errc expected = savekit::errc::ok) {
+  return [expected](next_fn next) {
+    CHECK(store.has_value());
+    if (!store) return next();
+    store->save_async([expected, next](savekit::status s) {
+      CHECK_EQ(s.error().code(), expected);
+      if (!s && expected == savekit::errc::ok) std::printf("  save failed: %s\n", s.error().message().c_str());
+      next();
+    });
+  };
+}
+step act(std::function<void()> body) {
+  return [body](next_fn next) {
+    CHECK(store.has_value());  // every act() works on the open store
+    if (store) body();
+    next();
+  };
+}
+step delete_database(std::string name, savekit::errc expected = savekit::errc::ok) {
+  return [name, expected](next_fn next) {
+    savekit::web::delete_indexeddb(name, [expected, next](savekit::status s) {
+      CHECK_EQ(s.error().code(), expected);
+      next();
+    });
+  };
+}
+
+const std::string binary_key = std::string("k\0\xff\x01", 4);
+const std::string binary_value = std::string("a\0b\xc3\x28\xff", 6);  // NULs, invalid UTF-8
+const Status sample{7, {1, 2, 3}, {"ぬののふく", 4}, 2.25};
+
+struct test_case {
+  const char* name;
+  std::vector<step> steps;
+};
+
+std::vector<test_case> make_tests() {
+  std::vector<test_case> tests;
+  tests.push_back(
+      {"every kind of value survives closing and reopening",
+       {open_store("roundtrip"), act([] {
+          CHECK(store->keys().empty());
+          CHECK(!store->recovery().recovered);
+          CHECK(store->set_int("coins", -1234567890123));
+          CHECK(store->set_float("volume", 0.1));
+          CHECK(store->set_string("name", binary_value));
+          CHECK(store->set_bytes(binary_key, std::as_bytes(std::span{binary_value})));
+          CHECK(store->set("status", sample));
+          CHECK(store->set("compact", sample, savekit::format::msgpack_compact));
+          CHECK(store->set("json", sample, savekit::format::json));
+          CHECK(store->save().error().code() == savekit::errc::commit_pending);  // asynchronous backend
+          CHECK(store->has_pending_changes());
+        }),
+        save(), act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("roundtrip"), act([] {
+          CHECK_EQ(store->size(), 7u);
+          CHECK_EQ(store->get_int("coins"), -1234567890123);
+          CHECK_EQ(store->get_float("volume"), 0.1);
+          CHECK_EQ(store->get_string("name"), binary_value);
+          auto bytes = store->get_bytes(binary_key);
+          CHECK(bytes && std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()) == binary_value);
+          CHECK(store->get<Status>("status").value_or(Status{}) == sample);
+          CHECK(store->get<Status>("compact").value_or(Status{}) == sample);
+          CHECK(store->get<Status>("json").value_or(Status{}) == sample);
+          CHECK_EQ(store->type_of("json").value_or(savekit::value_type::bytes), savekit::value_type::json);
+        }),
+        close_store()}});
+
+  tests.push_back(
+      {"a commit writes only the keys that changed",
+       {open_store("only-changes"), act([] {
+          for (int i = 0; i < 50; ++i) CHECK(store->set_int("key" + std::to_string(i), i));
+        }),
+        save(), act([] { CHECK_EQ(last_commit_operations(), 50); }), act([] {
+          CHECK(store->set_int("key3", 300));
+          CHECK(store->delete_key("key4"));
+        }),
+        save(), act([] { CHECK_EQ(last_commit_operations(), 2); }), close_store(), open_store("only-changes"), act([] {
+          CHECK_EQ(store->size(), 49u);
+          CHECK_EQ(store->get_int("key3"), 300);
+          CHECK(!store->has_key("key4"));
+        }),
+        act([] { store->delete_all(); }), act([] { CHECK(store->set_int("after", 1)); }), save(), close_store(),
+        open_store("only-changes"), act([] { CHECK_EQ(store->keys(), std::vector<std::string>{"after"}); }),
+        close_store()}});
+
+  tests.push_back(
+      {"an aborted transaction fails the save and changes nothing committed",
+       {open_store("abort"), act([] { CHECK(store->set_int("level", 1)); }), save(), act([] {
+          CHECK(store->set_int("level", 2));
+          CHECK(store->set_int("extra", 9));
+          abort_next_commit();
+        }),
+        save(savekit::errc::io_error), act([] { CHECK(store->has_pending_changes()); }), close_store(),
+        open_store("abort"), act([] {
+          CHECK_EQ(store->get_int("level"), 1);  // the committed state, intact
+          CHECK(!store->has_key("extra"));
+          CHECK(store->set_int("level", 3));
+          abort_next_commit();
+        }),
+        save(savekit::errc::io_error), save(),  // the retry commits what the failure left pending
+        close_store(), open_store("abort"), act([] { CHECK_EQ(store->get_int("level"), 3); }), close_store()}});
+
+  tests.push_back({"saves requested during a commit wait for it and are all committed",
+                   {open_store("queued"),
+                    [](next_fn next) {
+                      REQUIRE_STORE(next);
+                      auto outcomes = std::make_shared<std::vector<bool>>();
+                      CHECK(store->set_int("a", 1));
+                      store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
+                      CHECK(store->set_int("b", 2));
+                      store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
+                      CHECK(store->set_int("a", 3));
+                      store->save_async([outcomes, next](savekit::status s) {
+                        outcomes->push_back(s.has_value());
+                        CHECK_EQ(*outcomes, (std::vector<bool>{true, true, true}));
+                        next();
+                      });
+                    },
+                    act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("queued"), act([] {
+                      CHECK_EQ(store->get_int("a"), 3);
+                      CHECK_EQ(store->get_int("b"), 2);
+                    }),
+                    close_store()}});
+
+  tests.push_back({"hiding the page commits pending changes",
+                   {open_store("hidden"),
+                    [](next_fn next) {
+                      REQUIRE_STORE(next);
+                      CHECK(store->set_string("where", "dungeon 3"));
+                      savekit::web::set_autosave_listener([next](const std::string& name, const savekit::status& s) {
+                        CHECK_EQ(name, "hidden");
+                        CHECK(s.has_value());
+                        savekit::web::set_autosave_listener(nullptr);
+                        next();
+                      });
+                      hide_page();
+                    },
+                    act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("hidden"),
+                    act([] { CHECK_EQ(store->get_string("where"), "dungeon 3"); }), close_store()}});
+
+  tests.push_back({"one store is open once: a second open and a deletion get errc::locked",
+                   {open_store("exclusive"),
+                    [](next_fn next) {
+                      savekit::web::open_indexeddb("exclusive", [next](savekit::result<savekit::prefs> second,
+                                                                       const savekit::web::storage_info&) {
+                        CHECK(!second.has_value());
+                        if (!second) CHECK_EQ(second.error().code(), savekit::errc::locked);
+                        next();
+                      });
+                    },
+                    act([] { CHECK(store->set_int("x", 1)); }), save(),
+                    delete_database("exclusive", savekit::errc::locked), close_store(), delete_database("exclusive"),
+                    open_store("exclusive"), act([] { CHECK(store->keys().empty()); }), close_store()}});
+
+  tests.push_back({"records savekit did not write are reported and left alone; the rest loads",
+                   {open_store("foreign"), act([] {
+                      // idb_tests.html wrote one good record and two foreign ones before the suite.
+                      CHECK(store->recovery().recovered);
+                      CHECK(store->recovery().detail.find("2 IndexedDB record") != std::string::npos);
+                      CHECK_EQ(store->keys(), std::vector<std::string>{"good"});
+                      CHECK_EQ(store->get_int("good"), 42);
+                    }),
+                    close_store()}});
+
+  tests.push_back({"a database from a newer savekit is refused, not overwritten",
+                   {open_store("newer", savekit::errc::unsupported_version)}});
+  return tests;
+}
+
+void run_tests(std::shared_ptr<std::vector<test_case>> tests, std::size_t at) {
+  if (at == tests->size()) {
+    std::printf("%d checks passed, %d failed\n", passed, failed);
+    return report_done(passed, failed);
+  }
+  current_test = (*tests)[at].name;
+  int failed_before = failed;
+  auto steps = std::make_shared<std::vector<step>>((*tests)[at].steps);
+  run_steps(steps, 0, [tests, at, failed_before] {
+    std::printf("%s %s\n", failed == failed_before ? "ok  " : "FAIL", (*tests)[at].name);
+    store.reset();
+    run_tests(tests, at + 1);
+  });
+}
+
+}  // namespace
+
+int main() {
+  run_tests(std::make_shared<std::vector<test_case>>(make_tests()), 0);
+  return 0;
+}
