@@ -33,7 +33,11 @@ for step in "${steps[@]}"; do
       echo "=== em++ (WebAssembly): the test suites and the examples under node; the browser tests in Chromium"
       export NODE_PATH=/usr/share/nodejs
       npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
+      # The native half of the portability tests (native writes, wasm reads, and back).
+      cmake --preset dev >/dev/null
+      cmake --build --preset dev -j "$jobs" --target test_portability
       emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DSAVEKIT_NATIVE_PORTABILITY="$PWD/build/dev/tests/test_portability" \
         "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
       cmake --build build/wasm -j "$jobs"
       ctest --test-dir build/wasm --output-on-failure -j "$jobs"
