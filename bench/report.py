@@ -58,9 +58,62 @@ def cell(runs, per_op_divisor):
     return f"{fmt_ms(mid)} (min {fmt_ms(low)}){flag}", f"{mid * 1e6 / per_op_divisor:.0f}"
 
 
-def main(path, out_dir):
+def wasm_section(data, out):
+    """Study A as WebAssembly (node, Chromium) beside the native figures of this same run."""
+    node, chromium = data.get("wasm_node"), data.get("wasm_chromium")
+    if not node and not chromium:
+        return
+    n = data["iterations"]
+    native = {r["way"]: (statistics.median(r["save_ms"]) * 1e6 / n, statistics.median(r["load_ms"]) * 1e6 / n)
+              for r in data["study_a"]}
+    durable = {r["way"]: statistics.median(r["save_ms"]) * 1000 / data["durable_iterations"] for r in data["study_a_durable"]}
+    runs = {name: {w["name"]: (statistics.median(w["save_ns"]), statistics.median(w["load_ns"])) for w in d["memory"]}
+            for name, d in (("node", node), ("chromium", chromium)) if d}
+    first = node or chromium
+    out(f"### Study A as WebAssembly — the same code (bench/study_a.hpp) built with em++, in the same run")
+    out("")
+    out(f"In memory, {first['iterations']:,} saves and loads per run, median of {first['runs']} runs, ns per operation; "
+        "× = WebAssembly ÷ native (the target is ≤ 1.3). "
+        + " · ".join(f"{k}: {d['environment']}" for k, d in (("node", node), ("Chromium", chromium)) if d) + ".")
+    out("")
+    out("| way | native save · load | node save · load | × node | Chromium save · load | × Chromium |")
+    out("|---|---:|---:|---:|---:|---:|")
+    for name, (ns_save, ns_load) in native.items():
+        row = [name, f"{ns_save:.0f} · {ns_load:.0f}"]
+        present = False
+        for env in ("node", "chromium"):
+            got = runs.get(env, {}).get(name)
+            if got:
+                present = True
+                row += [f"{got[0]:.0f} · {got[1]:.0f}", f"{got[0] / ns_save:.2f} · {got[1] / ns_load:.2f}"]
+            else:
+                row += ["–", "–"]
+        if present:
+            out("| " + " | ".join(row) + " |")
+    out("")
+    if chromium and chromium.get("indexeddb"):
+        out(f"Durable: a committed save after every save — natively the file backend (fdatasync), in Chromium the "
+            f"IndexedDB backend (a readwrite transaction with durability \"strict\", awaited); "
+            f"{chromium['indexeddb_iterations']} saves per way in the browser, µs per save + commit:")
+        out("")
+        out("| way | native file | Chromium IndexedDB |")
+        out("|---|---:|---:|")
+        for w in chromium["indexeddb"]:
+            nat = durable.get(w["name"])
+            out(f"| {w['name']} | {'–' if nat is None else f'{nat:.0f}'} | {w['save_commit_us']:.0f} |")
+        out("")
+    out("The seed's WebGL column (Unity WebGL build, PlayerPrefs, **theirs**, other machine), ns per operation: "
+        + "; ".join(f"{way} {save * 100:.0f} · {load * 100:.0f}" for way, _, _, save, load in SEED_A) + ".")
+    out("")
+
+
+def main(path, out_dir, wasm_files=()):
     with open(path) as f:
         data = json.load(f)
+    for key, file in wasm_files:
+        if file and os.path.exists(file):
+            with open(file) as f:
+                data[key] = json.load(f)
     m = data["machine"]
     n, runs, durable_n = data["iterations"], data["runs"], data["durable_iterations"]
     lines = []
@@ -105,6 +158,10 @@ def main(path, out_dir):
     for row in SEED_A:
         out("| " + " | ".join(str(x) for x in row) + " |")
     out("")
+
+    wasm_start = len(lines)
+    wasm_section(data, out)
+    wasm_end = len(lines)
 
     summary_b_start = len(lines)
     out(f"### Study B — the seed's SaveGame, {n:,} serializations and {n:,} deserializations per run")
@@ -161,7 +218,8 @@ def main(path, out_dir):
         seed_b_lines = ["The seed's own figures — **theirs**: C#, Unity 5.4, macOS; ms per 10,000:", "",
                         "| library (seed) | serialize | deserialize | JSON size |", "|---|---:|---:|---:|"]
         seed_b_lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in SEED_B]
-        f.write("\n".join(lines[:summary_a_end] + seed_a_lines + lines[summary_b_start:summary_b_end] + seed_b_lines) + "\n")
+        f.write("\n".join(lines[:summary_a_end] + seed_a_lines + lines[wasm_start:wasm_end] +
+                           lines[summary_b_start:summary_b_end] + seed_b_lines) + "\n")
 
     with open(os.path.join(out_dir, "seed_studies.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -220,4 +278,6 @@ def charts(data, out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    # report.py DATA OUT_DIR [WASM_NODE_JSON [WASM_CHROMIUM_JSON]]
+    extra = sys.argv[3:5] + [None, None]
+    main(sys.argv[1], sys.argv[2], (("wasm_node", extra[0]), ("wasm_chromium", extra[1])))

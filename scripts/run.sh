@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # savekit's main job: the seeds' two studies reproduced with savekit and the C++ peers
-# (bench/seed_studies), their tables on stdout and in bench/results/ (Markdown, CSV,
+# (bench/seed_studies), study A also as WebAssembly under node and in headless Chromium
+# (bench/web), their tables on stdout and in bench/results/ (Markdown, CSV,
 # JSON, charts as PNG and SVG), the README's tables regenerated; then the store demo:
 # the seed's Status saved in one process and loaded in another.
 #   scripts/run.sh            the full run (about a minute)
@@ -14,7 +15,21 @@ cmake --build --preset release --target seed_studies example_seed_objects exampl
 results=bench/results
 mkdir -p "$results"
 build/release/bench/seed_studies "$@" --out "$results/seed_studies.json"
-/usr/bin/python3 bench/report.py "$results/seed_studies.json" "$results"
+
+# Study A as WebAssembly: the same ways under node and in headless Chromium (memory and IndexedDB).
+export NODE_PATH=/usr/share/nodejs
+npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
+emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
+cmake --build build/wasm --target study_a_node study_a_web
+if [ "${1:-}" = "--quick" ]; then wasm_args=(200 1 10); else wasm_args=(10000 5 200); fi
+node --no-experimental-fetch build/wasm/bench/web/study_a_node.js --iterations "${wasm_args[0]}" --runs "${wasm_args[1]}" |
+  sed -n 's/^STUDY_A_JSON //p' | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const d=JSON.parse(s);
+    d.environment="node "+process.version;console.log(JSON.stringify(d,null,1))})' >"$results/study_a_wasm_node.json"
+node bench/web/run_browser_bench.mjs build/wasm "$results/study_a_wasm_chromium.json" "${wasm_args[@]}"
+
+/usr/bin/python3 bench/report.py "$results/seed_studies.json" "$results" \
+  "$results/study_a_wasm_node.json" "$results/study_a_wasm_chromium.json"
 if [ "${1:-}" != "--quick" ]; then
   python3 scripts/embed_results.py README.md seed-studies "$results/seed_studies_summary.md"
   echo "updated README.md and $results/" >&2

@@ -16,8 +16,11 @@ const flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
                 '.wasm': 'application/wasm', '.json': 'application/json' };
 
-// Serves root's files at http://127.0.0.1:port/.
-export function serve(root, port) {
+// Serves root's files at http://127.0.0.1:port/. isolated: cross-origin isolation headers,
+// which give performance.now() its fine resolution (5 µs instead of 100 µs) for benchmarks.
+export function serve(root, port, { isolated = false } = {}) {
+  const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin',
+                                 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const server = http.createServer((request, response) => {
     const url = new URL(request.url, 'http://127.0.0.1');
     const file = path.join(root, path.normalize(decodeURIComponent(url.pathname)));
@@ -27,7 +30,8 @@ export function serve(root, port) {
     }
     response.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream',
                               'Cache-Control': 'no-store',
-                              'Access-Control-Allow-Origin': '*' });  // for the sandboxed (opaque-origin) frame
+                              'Access-Control-Allow-Origin': '*',  // for the sandboxed (opaque-origin) frame
+                              ...isolation });
     fs.createReadStream(file).pipe(response);
   });
   return new Promise((resolve, reject) => {

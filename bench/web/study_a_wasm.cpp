@@ -1,0 +1,158 @@
+// Study A as WebAssembly: the ways of bench/study_a.hpp (the same code the native study
+// times), in memory, under node or in Chromium; in Chromium also through the IndexedDB
+// backend with a committed save (a readwrite transaction) after every save.
+//
+//   node study_a_node.js [--iterations N] [--runs N]             (prints one JSON line)
+//   study_a.html?iterations=N&runs=N&indexeddb=N                   (bench/web/run_browser_bench.mjs)
+//
+// The result is the line starting "STUDY_A_JSON " — a JSON object that bench/report.py reads.
+#include <emscripten/emscripten.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../study_a.hpp"
+#include "savekit/indexeddb.hpp"
+
+namespace {
+
+using bench::study_a::check;
+using bench::study_a::die;
+using bench::study_a::way_a;
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+  int iterations = 10000;
+  int runs = 3;
+  int indexeddb_iterations = 0;  // 0: no IndexedDB part
+};
+
+double elapsed_ns(clock_type::time_point start) {
+  return std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
+}
+
+std::string number_list(const std::vector<double>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + savekit::to_json(values[i]);
+  return out + "]";
+}
+
+// In memory: the seed's loop — n saves timed, then n loads timed, `runs` times; per op.
+std::string run_memory(const options& opt) {
+  std::string json = "[";
+  std::vector<way_a> ways = bench::study_a::study_a_ways();
+  for (std::size_t w = 0; w < ways.size(); ++w) {
+    way_a& way = ways[w];
+    auto store = savekit::prefs::open(savekit::make_memory_backend());
+    if (!store) die(store.error().to_string());
+    const seeds::Status status = seeds::seed_status();
+    seeds::Status loaded;
+    // Warm-up, longer than natively: V8 first runs Liftoff code and tiers up to TurboFan.
+    for (int i = 0; i < opt.iterations / 5 + 3; ++i) {
+      way.save(*store, status);
+      way.load(*store, loaded);
+    }
+    std::vector<double> save_ns, load_ns;
+    for (int run = 0; run < opt.runs; ++run) {
+      auto start = clock_type::now();
+      for (int i = 0; i < opt.iterations; ++i) way.save(*store, status);
+      save_ns.push_back(elapsed_ns(start) / opt.iterations);
+      start = clock_type::now();
+      for (int i = 0; i < opt.iterations; ++i) way.load(*store, loaded);
+      load_ns.push_back(elapsed_ns(start) / opt.iterations);
+    }
+    if (!(loaded == status)) die(way.name + ": loaded Status differs from the saved one");
+    json += std::string(w ? "," : "") + "{\"name\":" + savekit::to_json(way.name) +
+            ",\"save_ns\":" + number_list(save_ns) + ",\"load_ns\":" + number_list(load_ns) + "}";
+  }
+  return json + "]";
+}
+
+// Through IndexedDB: every save followed by a committed transaction (awaited), per way.
+struct indexeddb_run {
+  options opt;
+  std::vector<way_a> ways = bench::study_a::study_a_ways();
+  std::size_t way = 0;
+  std::optional<savekit::prefs> store;
+  int done_saves = 0;
+  clock_type::time_point started;
+  std::string json = "[";
+  std::function<void(std::string)> finished;
+};
+
+void next_indexeddb_way(std::shared_ptr<indexeddb_run> run);
+
+void indexeddb_save_loop(std::shared_ptr<indexeddb_run> run) {
+  if (run->done_saves == run->opt.indexeddb_iterations) {
+    double per_save_us = elapsed_ns(run->started) / 1000.0 / run->opt.indexeddb_iterations;
+    seeds::Status loaded;
+    run->ways[run->way].load(*run->store, loaded);
+    if (!(loaded == seeds::seed_status())) die(run->ways[run->way].name + ": IndexedDB load differs");
+    run->json += std::string(run->way ? "," : "") + "{\"name\":" + savekit::to_json(run->ways[run->way].name) +
+                 ",\"save_commit_us\":" + savekit::to_json(per_save_us) + "}";
+    run->store.reset();
+    savekit::web::delete_indexeddb("study-a", [run](savekit::status s) {
+      check(s, "delete_indexeddb");
+      ++run->way;
+      next_indexeddb_way(run);
+    });
+    return;
+  }
+  ++run->done_saves;
+  run->ways[run->way].save(*run->store, seeds::seed_status());
+  run->store->save_async([run](savekit::status s) {
+    check(s, "IndexedDB commit");
+    indexeddb_save_loop(run);
+  });
+}
+
+void next_indexeddb_way(std::shared_ptr<indexeddb_run> run) {
+  if (run->way == run->ways.size()) return run->finished(run->json + "]");
+  savekit::web::open_indexeddb("study-a", [run](savekit::result<savekit::prefs> p, const savekit::web::storage_info&) {
+    if (!p) die("open_indexeddb: " + p.error().to_string());
+    run->store = std::move(*p);
+    run->done_saves = 0;
+    run->started = clock_type::now();
+    indexeddb_save_loop(run);
+  });
+}
+
+EM_JS(int, url_parameter, (const char* name, int fallback), {
+  if (typeof location == = 'undefined') return fallback;
+  var value = new URLSearchParams(location.search).get(UTF8ToString(name));
+  return value == = null ? fallback : Number(value);
+});
+
+void report(const options& opt, const std::string& memory, const std::string& indexeddb) {
+  std::printf("STUDY_A_JSON {\"iterations\":%d,\"runs\":%d,\"indexeddb_iterations\":%d,\"memory\":%s%s%s}\n",
+              opt.iterations, opt.runs, opt.indexeddb_iterations, memory.c_str(),
+              indexeddb.empty() ? "" : ",\"indexeddb\":", indexeddb.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--iterations") == 0) opt.iterations = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--runs") == 0) opt.runs = std::atoi(argv[i + 1]);
+  }
+  opt.iterations = url_parameter("iterations", opt.iterations);
+  opt.runs = url_parameter("runs", opt.runs);
+  opt.indexeddb_iterations = url_parameter("indexeddb", 0);
+  std::string memory = run_memory(opt);
+  if (opt.indexeddb_iterations <= 0) {
+    report(opt, memory, "");
+    return 0;
+  }
+  auto run = std::make_shared<indexeddb_run>();
+  run->opt = opt;
+  run->finished = [opt, memory](std::string indexeddb) { report(opt, memory, indexeddb); };
+  next_indexeddb_way(run);
+  return 0;
+}
