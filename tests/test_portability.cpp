@@ -98,6 +98,7 @@ void write_file(const std::string& path, const std::string& bytes) {
 }
 
 int write(const std::string& dir) {
+  std::filesystem::create_directories(dir);
   World world = make_world();
   std::string json, map_form, compact;
   savekit::to_json(world, json);
@@ -108,7 +109,6 @@ int write(const std::string& dir) {
   write_file(dir + "/world.compact", compact);
   write_file(dir + "/big_count.json", "{\"count\":1099511627776}");  // 2^40: too big for a 32-bit size_t
 
-  std::filesystem::create_directories(dir);
   std::remove((dir + "/store.prefs").c_str());
   auto store = savekit::prefs::open(dir + "/store.prefs");
   if (!store) return std::printf("open: %s\n", store.error().message().c_str()), 1;
