@@ -121,11 +121,14 @@ void next_indexeddb_way(std::shared_ptr<indexeddb_run> run) {
   });
 }
 
+// JavaScript inside: not for clang-format.
+// clang-format off
 EM_JS(int, url_parameter, (const char* name, int fallback), {
-  if (typeof location == = 'undefined') return fallback;
+  if (typeof location === 'undefined') return fallback;
   var value = new URLSearchParams(location.search).get(UTF8ToString(name));
-  return value == = null ? fallback : Number(value);
+  return value === null ? fallback : Number(value);
 });
+// clang-format on
 
 void report(const options& opt, const std::string& memory, const std::string& indexeddb) {
   std::printf("STUDY_A_JSON {\"iterations\":%d,\"runs\":%d,\"indexeddb_iterations\":%d,\"memory\":%s%s%s}\n",
