@@ -2,7 +2,7 @@
 // times), in memory, under node or in Chromium; in Chromium also through the IndexedDB
 // backend with a committed save (a readwrite transaction) after every save.
 //
-//   node study_a_node.js [--iterations N] [--runs N]             (prints one JSON line)
+//   node study_a_node.js [--iterations N] [--runs N] [--only NAME]  (prints one JSON line)
 //   study_a.html?iterations=N&runs=N&indexeddb=N                   (bench/web/run_browser_bench.mjs)
 //
 // The result is the line starting "STUDY_A_JSON " — a JSON object that bench/report.py reads.
@@ -29,6 +29,7 @@ struct options {
   int iterations = 10000;
   int runs = 3;
   int indexeddb_iterations = 0;  // 0: no IndexedDB part
+  std::string only;              // run only the ways whose name contains this (profiling)
 };
 
 double elapsed_ns(clock_type::time_point start) {
@@ -45,6 +46,7 @@ std::string number_list(const std::vector<double>& values) {
 std::string run_memory(const options& opt) {
   std::string json = "[";
   std::vector<way_a> ways = bench::study_a::study_a_ways();
+  std::erase_if(ways, [&](const way_a& way) { return way.name.find(opt.only) == std::string::npos; });
   for (std::size_t w = 0; w < ways.size(); ++w) {
     way_a& way = ways[w];
     auto store = savekit::prefs::open(savekit::make_memory_backend());
@@ -144,6 +146,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--iterations") == 0) opt.iterations = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--runs") == 0) opt.runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--only") == 0) opt.only = argv[i + 1];
   }
   opt.iterations = url_parameter("iterations", opt.iterations);
   opt.runs = url_parameter("runs", opt.runs);
