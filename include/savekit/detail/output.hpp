@@ -55,12 +55,17 @@ class output {
     limit_ = begin_ + container_.size();
   }
 
+  // Resizing zero-fills the new bytes, so the window grows geometrically from what it
+  // has, not straight to the capacity: a large reused buffer must not cost a memset of
+  // its whole capacity for every small save.
   void grow(std::size_t n) {
     std::size_t used = size();
     std::size_t needed = used + n;
     std::size_t capacity = container_.capacity();
-    std::size_t target = needed <= capacity ? capacity : (needed > 2 * capacity ? needed : 2 * capacity);
+    std::size_t target = 2 * static_cast<std::size_t>(limit_ - begin_);
     if (target < 64) target = 64;
+    if (target < needed) target = needed;
+    if (target > capacity && needed <= capacity) target = capacity;  // no reallocation yet
     container_.resize(target);
     attach();
     cursor_ = begin_ + used;
