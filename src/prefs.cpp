@@ -260,12 +260,15 @@ void prefs::save_async(std::function<void(status)> done) { commit(state_, std::m
 
 void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
   std::unique_lock lock(state->mutex);
-  if (state->commit_in_flight) {
+  if (state->commits_in_flight > 0 && !state->store_backend->orders_commits()) {
     // Only an asynchronous backend gets here (a synchronous commit holds the mutex
     // throughout): this save waits for the one in flight, then commits what is left.
     state->waiting.push_back(std::move(done));
     return;
   }
+  // With a backend that orders overlapping commits, this one starts now and carries every
+  // pending change, those in flight included: whatever becomes of the earlier commit, this
+  // one alone leaves the state complete — which a page being hidden cannot wait for.
   if (state->dirty.empty() && !state->clear_pending) {
     lock.unlock();
     return done({});
@@ -282,7 +285,7 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
     changes.changes.push_back(change{node->first, e.type, e.bytes, e.deleted});
     if (!synchronous) ticket->versions.emplace_back(node->first, e.version);
   }
-  state->commit_in_flight = true;
+  ++state->commits_in_flight;
 
   std::weak_ptr<shared_state> weak = state;
   // Bookkeeping once the backend reports: the changes it made durable stop being pending.
@@ -291,7 +294,7 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
     if (!s) return;
     std::unique_lock relock(s->mutex, std::defer_lock);
     if (!synchronous) relock.lock();  // a synchronous backend reports while save_async holds it
-    s->commit_in_flight = false;
+    --s->commits_in_flight;
     if (!outcome) return;
     s->last = nullptr;  // committed deletions are erased below
     if (ticket->clear_all && s->clear_version == ticket->clear_version) s->clear_pending = false;

@@ -318,6 +318,64 @@ TEST(Prefs, AsynchronousCommit) {
   EXPECT_EQ(p->keys(), std::vector<std::string>{"b"});
 }
 
+// A backend whose commits may overlap and complete in order, as IndexedDB's transactions do.
+class ordering_backend final : public savekit::backend {
+ public:
+  struct pending_commit {
+    bool clear_all = false;
+    std::map<std::string, std::string> changes;
+    std::function<void(savekit::status)> done;
+  };
+  explicit ordering_backend(std::shared_ptr<std::vector<pending_commit>> in_flight)
+      : in_flight_(std::move(in_flight)) {}
+  savekit::result<savekit::loaded_state> load() override { return savekit::loaded_state{}; }
+  void commit(const savekit::change_set& changes, std::function<void(savekit::status)> done) override {
+    pending_commit c{changes.clear_all, {}, std::move(done)};
+    for (const auto& ch : changes.changes)
+      c.changes[std::string{ch.key}] = ch.erase ? "<erased>" : std::string{ch.value};
+    in_flight_->push_back(std::move(c));
+  }
+  bool completes_synchronously() const override { return false; }
+  bool orders_commits() const override { return true; }
+  std::string describe() const override { return "ordering"; }
+
+ private:
+  std::shared_ptr<std::vector<pending_commit>> in_flight_;
+};
+
+TEST(Prefs, OverlappingCommitsCarryEverythingPending) {
+  auto in_flight = std::make_shared<std::vector<ordering_backend::pending_commit>>();
+  auto p = prefs::open(std::make_unique<ordering_backend>(in_flight));
+  ASSERT_TRUE(p);
+  std::vector<bool> outcomes;
+  auto record = [&](savekit::status s) { outcomes.push_back(s.has_value()); };
+  ASSERT_TRUE(p->set_string("a", "1"));
+  p->save_async(record);
+  ASSERT_TRUE(p->set_string("b", "2"));
+  p->save_async(record);  // starts at once: a (still in flight) and b
+  ASSERT_EQ(in_flight->size(), 2u);
+  EXPECT_EQ((*in_flight)[0].changes, (std::map<std::string, std::string>{{"a", "1"}}));
+  EXPECT_EQ((*in_flight)[1].changes, (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+
+  // The first fails, the second succeeds: the second alone made everything durable.
+  (*in_flight)[0].done(savekit::error{errc::io_error, 0, "aborted"});
+  EXPECT_TRUE(p->has_pending_changes());
+  (*in_flight)[1].done(savekit::status{});
+  EXPECT_EQ(outcomes, (std::vector<bool>{false, true}));
+  EXPECT_FALSE(p->has_pending_changes());
+
+  // A change made while a commit is in flight stays pending when that commit succeeds.
+  ASSERT_TRUE(p->set_string("a", "3"));
+  p->save_async(record);
+  ASSERT_TRUE(p->set_string("a", "4"));
+  (*in_flight)[2].done(savekit::status{});
+  EXPECT_TRUE(p->has_pending_changes());
+  p->save_async(record);
+  EXPECT_EQ((*in_flight)[3].changes, (std::map<std::string, std::string>{{"a", "4"}}));
+  (*in_flight)[3].done(savekit::status{});
+  EXPECT_FALSE(p->has_pending_changes());
+}
+
 TEST(Prefs, BackendCanRequestACommit) {
   // The IndexedDB backend commits when the page is hidden, through the function attach()
   // hands it; here a backend keeps that function and calls it itself.

@@ -83,6 +83,11 @@ class backend {
 
   virtual bool completes_synchronously() const { return true; }
 
+  // True if a commit may start while earlier ones are in flight: they complete in the order
+  // they were made, each applied on top of the previous (IndexedDB orders readwrite
+  // transactions over the same object store this way). prefs then never makes a save wait.
+  virtual bool orders_commits() const { return false; }
+
   // Called once by prefs::open with a function that commits the store's pending changes
   // (as save_async does). A backend that must commit at moments of its own choosing uses it:
   // the IndexedDB backend does when the page is hidden. The function is safe to call after

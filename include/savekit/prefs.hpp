@@ -124,7 +124,9 @@ class prefs {
   status save();
   // Commits and calls done with the outcome when the backend has finished (with the
   // IndexedDB backend: when the readwrite transaction has completed). Called while a
-  // commit is in flight, it waits for that one, then commits what is still pending.
+  // commit is in flight, it waits for that one, then commits what is still pending — or,
+  // with a backend that orders overlapping commits (IndexedDB), starts at once with every
+  // pending change, those in flight included.
   void save_async(std::function<void(status)> done);
   bool has_pending_changes() const;
 
@@ -176,7 +178,7 @@ class prefs {
     std::uint64_t version = 0;
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
-    bool commit_in_flight = false;
+    int commits_in_flight = 0;  // more than one only with a backend that orders_commits()
     std::vector<std::function<void(status)>> waiting;  // save_async calls made during a commit
     recovery_report report;
     std::string scratch;  // encoding buffer, reused

@@ -118,6 +118,8 @@ class indexeddb_backend final : public backend {
   }
 
   bool completes_synchronously() const override { return false; }
+  // IndexedDB runs readwrite transactions over one object store in the order they were made.
+  bool orders_commits() const override { return true; }
   std::string describe() const override { return "IndexedDB savekit:" + name_; }
 
   void attach(commit_request request) override {

@@ -203,27 +203,83 @@ std::vector<test_case> make_tests() {
         save(savekit::errc::io_error), save(),  // the retry commits what the failure left pending
         close_store(), open_store("abort"), act([] { CHECK_EQ(store->get_int("level"), 3); }), close_store()}});
 
-  tests.push_back({"saves requested during a commit wait for it and are all committed",
-                   {open_store("queued"),
-                    [](next_fn next) {
-                      REQUIRE_STORE(next);
-                      auto outcomes = std::make_shared<std::vector<bool>>();
-                      CHECK(store->set_int("a", 1));
-                      store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
-                      CHECK(store->set_int("b", 2));
-                      store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
-                      CHECK(store->set_int("a", 3));
-                      store->save_async([outcomes, next](savekit::status s) {
-                        outcomes->push_back(s.has_value());
-                        CHECK_EQ(*outcomes, (std::vector<bool>{true, true, true}));
-                        next();
-                      });
-                    },
-                    act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("queued"), act([] {
-                      CHECK_EQ(store->get_int("a"), 3);
-                      CHECK_EQ(store->get_int("b"), 2);
-                    }),
-                    close_store()}});
+  tests.push_back(
+      {"saves made during a commit start at once, in order, each carrying everything pending",
+       {open_store("overlapping"),
+        [](next_fn next) {
+          REQUIRE_STORE(next);
+          auto outcomes = std::make_shared<std::vector<bool>>();
+          auto operations = std::make_shared<std::vector<int>>();
+          CHECK(store->set_int("a", 1));
+          store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
+          operations->push_back(last_commit_operations());
+          CHECK(store->set_int("b", 2));
+          store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.has_value()); });
+          operations->push_back(last_commit_operations());
+          CHECK(store->set_int("a", 3));
+          store->save_async([outcomes, operations, next](savekit::status s) {
+            outcomes->push_back(s.has_value());
+            CHECK_EQ(*outcomes, (std::vector<bool>{true, true, true}));
+            CHECK_EQ(*operations, (std::vector<int>{1, 2}));  // the second carried a too
+            next();
+          });
+        },
+        act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("overlapping"), act([] {
+          CHECK_EQ(store->get_int("a"), 3);
+          CHECK_EQ(store->get_int("b"), 2);
+        }),
+        close_store()}});
+
+  tests.push_back(
+      {"an aborted commit followed by one in flight with it: the second leaves the state complete",
+       {open_store("abort-then-ok"),
+        [](next_fn next) {
+          REQUIRE_STORE(next);
+          auto outcomes = std::make_shared<std::vector<savekit::errc>>();
+          CHECK(store->set_int("a", 1));
+          abort_next_commit();
+          store->save_async([outcomes](savekit::status s) { outcomes->push_back(s.error().code()); });
+          CHECK(store->set_int("b", 2));
+          store->save_async([outcomes, next](savekit::status s) {
+            outcomes->push_back(s.error().code());
+            CHECK_EQ(*outcomes, (std::vector<savekit::errc>{savekit::errc::io_error, savekit::errc::ok}));
+            next();
+          });
+        },
+        act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("abort-then-ok"), act([] {
+          CHECK_EQ(store->get_int("a"), 1);
+          CHECK_EQ(store->get_int("b"), 2);
+        }),
+        close_store()}});
+
+  tests.push_back(
+      {"hiding the page while a save is in flight commits the rest at once",
+       {open_store("hidden-in-flight"),
+        [](next_fn next) {
+          REQUIRE_STORE(next);
+          auto remaining = std::make_shared<int>(2);
+          auto finish = [remaining, next] {
+            if (--*remaining == 0) next();
+          };
+          CHECK(store->set_int("level", 5));
+          store->save_async([finish](savekit::status s) {
+            CHECK(s.has_value());
+            finish();
+          });
+          CHECK(store->set_int("exp", 40));  // made while the save is in flight
+          savekit::web::set_autosave_listener([finish](const std::string&, const savekit::status& s) {
+            CHECK(s.has_value());
+            savekit::web::set_autosave_listener(nullptr);
+            finish();
+          });
+          hide_page();
+          CHECK_EQ(last_commit_operations(), 2);  // started at once, not after the first
+        },
+        act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("hidden-in-flight"), act([] {
+          CHECK_EQ(store->get_int("level"), 5);
+          CHECK_EQ(store->get_int("exp"), 40);
+        }),
+        close_store()}});
 
   tests.push_back({"hiding the page commits pending changes",
                    {open_store("hidden"),
