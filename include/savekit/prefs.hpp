@@ -178,7 +178,7 @@ class prefs {
     std::uint64_t version = 0;
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
-    int commits_in_flight = 0;  // more than one only with a backend that orders_commits()
+    int commits_in_flight = 0;                         // more than one only with a backend that orders_commits()
     std::vector<std::function<void(status)>> waiting;  // save_async calls made during a commit
     recovery_report report;
     std::string scratch;  // encoding buffer, reused
