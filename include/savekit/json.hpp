@@ -32,6 +32,7 @@
 #include <fast_float/fast_float.h>
 
 #include "savekit/base64.hpp"
+#include "savekit/detail/bytes.hpp"
 #include "savekit/detail/json_text.hpp"
 #include "savekit/detail/numbers.hpp"
 #include "savekit/error.hpp"
@@ -536,7 +537,7 @@ struct json_field_table {
   static int read_if_expected(json_reader& r, T& value) {
     static constexpr auto quoted = quoted_key<T, I>();
     json_cursor& c = r.cursor;
-    if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || std::memcmp(c.p, quoted.data(), quoted.size()) != 0)
+    if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || !equal_bytes<quoted.size()>(c.p, quoted.data()))
       return -1;
     c.p += quoted.size();
     return c.next_token() && read_member(r, R::template get<I>(value));

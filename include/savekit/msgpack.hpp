@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "savekit/detail/bytes.hpp"
 #include "savekit/detail/json_text.hpp"
 #include "savekit/detail/msgpack_wire.hpp"
 #include "savekit/error.hpp"
@@ -175,7 +176,7 @@ inline bool msgpack_mismatch(msgpack_cursor& c, const char* expected) {
 }
 
 template <class Int>
-bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
+bool read_msgpack_wide_integer(msgpack_cursor& c, Int& value) {
   const unsigned char* start = c.p;
   std::uint64_t v = 0;
   bool negative = false, is_integer = false;
@@ -197,6 +198,18 @@ bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
     return c.fail(errc::number_out_of_range, start, "integer out of range");
   value = static_cast<Int>(v);
   return true;
+}
+
+// Positive fixints (0..127: levels, counts, enums) read inline; the rest out of line. The
+// caller has checked that a byte is there (msgpack_cursor::more()).
+template <class Int>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
+  if (SAVEKIT_LIKELY(*c.p < 0x80)) {
+    value = static_cast<Int>(*c.p);
+    ++c.p;
+    return true;
+  }
+  return read_msgpack_wide_integer(c, value);
 }
 
 template <class Float>
@@ -265,7 +278,7 @@ struct msgpack_field_table {
   template <std::size_t I>
   static int read_if_expected(msgpack_cursor& c, T& value) {
     using key = msgpack_key<T, I>;
-    if (c.remaining() <= key::size || std::memcmp(c.p, key::bytes.data(), key::size) != 0) return -1;
+    if (c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return -1;
     c.p += key::size;
     return read_msgpack(c, R::template get<I>(value));
   }
@@ -280,6 +293,28 @@ struct msgpack_field_table {
 };
 
 template <class T>
+constexpr bool compact_keys_in_order() {
+  constexpr const auto& keys = reflection<T>::keys;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (static_cast<std::size_t>(keys[i]) != i) return false;
+  return true;
+}
+
+// Slot I of the compact form into field I (nil marks a gap: the field keeps its value).
+template <std::size_t I, class T>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_slot(msgpack_cursor& c, T& value) {
+  if (!c.more()) return false;
+  auto& field = reflection<T>::template get<I>(value);
+  using Field = std::remove_cvref_t<decltype(field)>;
+  if constexpr (!is_specialization_v<Field, std::optional> && !is_smart_pointer<Field>) {
+    if (read_msgpack_nil(c)) return true;
+  }
+  if (read_msgpack(c, field)) return true;
+  c.err.prepend_path(path_key(reflection<T>::names[I]));
+  return false;
+}
+
+template <class T>
 bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   using R = reflection<T>;
   constexpr std::size_t n = R::size;
@@ -289,6 +324,19 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map or an array");
   if (!c.enter(start)) return false;
   if (kind == 'a') {  // compact form: element i is the field with key i
+    // What savekit writes for a type without renumbered keys: every field, in order. Read
+    // with the fields unrolled at compile time, not dispatched per slot at run time.
+    if constexpr (compact_keys_in_order<T>()) {
+      if (count == n) {
+        bool ok = [&]<std::size_t... I>(std::index_sequence<I...>) {
+          return (read_msgpack_compact_slot<I>(c, value) && ...);
+        }
+        (std::make_index_sequence<n>{});
+        if (!ok) return false;
+        c.leave();
+        return true;
+      }
+    }
     for (std::uint64_t slot = 0; slot < count; ++slot) {
       std::size_t index = find_field_by_key<T>(slot);
       if (!c.more()) return false;

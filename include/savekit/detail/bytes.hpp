@@ -1,0 +1,44 @@
+// Comparing a compile-time number of bytes (a struct's known keys) with a few word loads.
+// std::memcmp would do, natively: compilers expand it for small constant sizes. The
+// WebAssembly backend does not — every key compare became a call — so this is spelled out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "savekit/detail/config.hpp"
+
+namespace savekit::detail {
+
+template <class Word>
+SAVEKIT_ALWAYS_INLINE bool equal_word(const unsigned char* a, const unsigned char* b) {
+  Word x, y;
+  std::memcpy(&x, a, sizeof(Word));
+  std::memcpy(&y, b, sizeof(Word));
+  return x == y;
+}
+
+// Whether the N bytes at a and b are equal. Sizes that are not a multiple of the word are
+// covered by a last, overlapping word.
+template <std::size_t N>
+SAVEKIT_ALWAYS_INLINE bool equal_bytes(const void* left, const void* right) {
+  const auto* a = static_cast<const unsigned char*>(left);
+  const auto* b = static_cast<const unsigned char*>(right);
+  if constexpr (N >= 8) {
+    for (std::size_t i = 0; i + 8 <= N; i += 8)
+      if (!equal_word<std::uint64_t>(a + i, b + i)) return false;
+    if constexpr (N % 8 != 0) return equal_word<std::uint64_t>(a + N - 8, b + N - 8);
+    return true;
+  } else if constexpr (N >= 4) {
+    return equal_word<std::uint32_t>(a, b) && equal_word<std::uint32_t>(a + N - 4, b + N - 4);
+  } else if constexpr (N >= 2) {
+    return equal_word<std::uint16_t>(a, b) && equal_word<std::uint16_t>(a + N - 2, b + N - 2);
+  } else if constexpr (N == 1) {
+    return a[0] == b[0];
+  } else {
+    return true;
+  }
+}
+
+}  // namespace savekit::detail
