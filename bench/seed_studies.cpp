@@ -79,12 +79,6 @@ double elapsed_ms(clock_type::time_point start) {
 
 std::string quote(std::string_view text) { return savekit::to_json(text); }
 
-std::string number_list(const std::vector<double>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + savekit::to_json(values[i]);
-  return out + "]";
-}
-
 // Keeps the compiler from dropping work whose result is unused.
 template <class T>
 void benchmark_barrier(T& value) {
@@ -362,7 +356,7 @@ int main(int argc, char** argv) {
       timing t = run_study_a_way(way, opt, durable, scratch);
       json += std::string(first ? "" : ",") + "{\"way\":" + quote(way.name) + ",\"library\":" + quote(way.library) +
               ",\"stored_as\":" + quote(way.stored_as) + ",\"stored_bytes\":" + std::to_string(t.stored_bytes) +
-              ",\"save_ms\":" + number_list(t.save_ms) + ",\"load_ms\":" + number_list(t.load_ms) +
+              ",\"save_ms\":" + savekit::to_json(t.save_ms) + ",\"load_ms\":" + savekit::to_json(t.load_ms) +
               ",\"save_allocs_per_op\":" + savekit::to_json(t.save_allocs) +
               ",\"load_allocs_per_op\":" + savekit::to_json(t.load_allocs) + "}";
       first = false;
@@ -393,8 +387,9 @@ int main(int argc, char** argv) {
             ",\"size\":" + std::to_string(output.size()) +
             ",\"output\":" + quote(text ? output : savekit::base64_encode(output)) +
             ",\"output_encoding\":" + quote(text ? "text" : "base64") +
-            ",\"deserialized\":" + quote(savekit::to_json(loaded)) + ",\"serialize_ms\":" + number_list(serialize_ms) +
-            ",\"deserialize_ms\":" + number_list(deserialize_ms) +
+            ",\"deserialized\":" + quote(savekit::to_json(loaded)) +
+            ",\"serialize_ms\":" + savekit::to_json(serialize_ms) +
+            ",\"deserialize_ms\":" + savekit::to_json(deserialize_ms) +
             ",\"serialize_allocs_per_op\":" + (lib.time_serialize ? savekit::to_json(serialize_allocs) : "null") +
             ",\"deserialize_allocs_per_op\":" + savekit::to_json(deserialize_allocs) +
             ",\"deserialize_reuse_allocs_per_op\":" +

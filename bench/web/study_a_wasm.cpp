@@ -36,12 +36,6 @@ double elapsed_ns(clock_type::time_point start) {
   return std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
 }
 
-std::string number_list(const std::vector<double>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + savekit::to_json(values[i]);
-  return out + "]";
-}
-
 // In memory: the seed's loop — n saves timed, then n loads timed, `runs` times; per op.
 std::string run_memory(const options& opt) {
   std::string json = "[";
@@ -69,7 +63,7 @@ std::string run_memory(const options& opt) {
     }
     if (!(loaded == status)) die(way.name + ": loaded Status differs from the saved one");
     json += std::string(w ? "," : "") + "{\"name\":" + savekit::to_json(way.name) +
-            ",\"save_ns\":" + number_list(save_ns) + ",\"load_ns\":" + number_list(load_ns) + "}";
+            ",\"save_ns\":" + savekit::to_json(save_ns) + ",\"load_ns\":" + savekit::to_json(load_ns) + "}";
   }
   return json + "]";
 }

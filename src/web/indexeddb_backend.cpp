@@ -75,7 +75,12 @@ class indexeddb_backend;
 struct registry {
   int next_request = 1;
   std::unordered_map<int, std::function<void(status)>> waiting;  // commits and deletions
-  std::unordered_map<int, std::pair<std::string, std::pair<open_callback, indexeddb_options>>> opens;
+  struct pending_open {
+    std::string name;
+    open_callback done;
+    indexeddb_options options;
+  };
+  std::unordered_map<int, pending_open> opens;
   std::set<indexeddb_backend*> hidden_savers;  // backends that commit when the page is hidden
   std::function<void(const std::string&, const status&)> autosave_listener;
 };
@@ -177,7 +182,7 @@ std::string_view to_string(persistence p) noexcept {
 void open_indexeddb(const std::string& name, open_callback done, indexeddb_options options) {
   registry& r = the_registry();
   int request = r.next_request++;
-  r.opens.emplace(request, std::pair{name, std::pair{std::move(done), options}});
+  r.opens.emplace(request, registry::pending_open{name, std::move(done), options});
   savekit_idb_open(name.c_str(), request, options.request_persistence, options.exclusive);
 }
 
@@ -216,8 +221,7 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const 
   registry& r = the_registry();
   auto found = r.opens.find(request);
   if (found == r.opens.end()) return;
-  auto [name, callback_and_options] = std::move(found->second);
-  auto [done, options] = std::move(callback_and_options);
+  auto [name, done, options] = std::move(found->second);
   r.opens.erase(found);
 
   storage_info storage{to_persistence(persisted), static_cast<std::uint64_t>(usage), static_cast<std::uint64_t>(quota)};
