@@ -211,7 +211,7 @@ class file_backend final : public backend {
   file_backend_options options_;
   std::unique_ptr<file_system::lock_token> lock_;
   int handle_ = -1;
-  std::map<std::string, stored_value, std::less<>> state_;  // the committed state (compaction writes it)
+  committed_state state_;  // the committed state (compaction writes it)
   std::uint64_t sequence_ = 0;
   std::uint64_t file_size_ = 0;   // bytes up to the end of the last committed record
   std::uint64_t live_bytes_ = 0;  // what a compacted file would take

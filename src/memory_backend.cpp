@@ -24,17 +24,7 @@ class memory_backend final : public backend {
         done(error{errc::io_error, 0, "memory backend: commit refused (fail_commits)"});
         return;
       }
-      if (changes.clear_all) storage_->committed.clear();
-      for (const change& c : changes.changes) {
-        if (c.erase) {
-          if (auto it = storage_->committed.find(c.key); it != storage_->committed.end()) storage_->committed.erase(it);
-          continue;
-        }
-        auto it = storage_->committed.find(c.key);
-        if (it == storage_->committed.end()) it = storage_->committed.emplace(std::string{c.key}, stored_value{}).first;
-        it->second.type = c.type;
-        it->second.bytes.assign(c.value);
-      }
+      apply_changes(storage_->committed, changes);
       ++storage_->commits;
     }
     done({});
@@ -51,26 +41,6 @@ class memory_backend final : public backend {
 std::unique_ptr<backend> make_memory_backend(std::shared_ptr<memory_storage> storage) {
   if (!storage) storage = std::make_shared<memory_storage>();
   return std::make_unique<memory_backend>(std::move(storage));
-}
-
-std::string_view to_string(value_type type) noexcept {
-  switch (type) {
-    case value_type::integer:
-      return "int";
-    case value_type::floating:
-      return "float";
-    case value_type::string:
-      return "string";
-    case value_type::bytes:
-      return "bytes";
-    case value_type::msgpack:
-      return "msgpack";
-    case value_type::msgpack_compact:
-      return "msgpack_compact";
-    case value_type::json:
-      return "json";
-  }
-  return "unknown";
 }
 
 }  // namespace savekit

@@ -174,8 +174,7 @@ result<stored_value> prefs::get_raw(std::string_view key) const {
 
 status prefs::set_raw(std::string_view key, value_type type, std::string_view bytes) {
   if (status valid = check_key(key); !valid) return valid;
-  auto tag = static_cast<std::uint8_t>(type);
-  if (tag < 1 || tag > 7) return key_error(errc::wrong_type, key, "unknown value type");
+  if (!is_known(type)) return key_error(errc::wrong_type, key, "unknown value type");
   if (bytes.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
   std::lock_guard lock(state_->mutex);
   put(key, type, bytes);

@@ -90,8 +90,6 @@ class payload_reader {
   const char* end_;
 };
 
-bool valid_type(std::uint8_t type) { return type >= 1 && type <= 7; }
-
 void begin_record(std::string& out, std::size_t& start) {
   start = out.size();
   out.append(record_header_size, '\0');  // length and CRC, filled by end_record
@@ -144,8 +142,7 @@ void encode_commit_record(std::string& out, std::uint64_t sequence, const change
   end_record(out, start);
 }
 
-void encode_snapshot_record(std::string& out, std::uint64_t sequence,
-                            const std::map<std::string, stored_value, std::less<>>& state) {
+void encode_snapshot_record(std::string& out, std::uint64_t sequence, const committed_state& state) {
   std::size_t start = 0;
   begin_record(out, start);
   out.push_back(static_cast<char>(record_kind_commit));
@@ -156,9 +153,178 @@ void encode_snapshot_record(std::string& out, std::uint64_t sequence,
   end_record(out, start);
 }
 
+std::uint64_t commit_payload_size(const change_set& changes) {
+  std::uint64_t size = minimum_payload_size - 1 + varint_size(changes.changes.size());
+  for (const change& c : changes.changes)
+    size += c.erase ? 1 + varint_size(c.key.size()) + c.key.size() : encoded_entry_size(c.key, c.value);
+  return size;
+}
+
 std::uint64_t encoded_entry_size(std::string_view key, std::string_view value) {
   return 2 + varint_size(key.size()) + key.size() + varint_size(value.size()) + value.size();
 }
+
+namespace {
+
+// How one record at a position reads.
+enum class record_read {
+  intact,
+  incomplete_header,  // fewer than record_header_size bytes left
+  overrun,            // the declared length runs past the end of the file
+  checksum,           // the payload does not match its checksum
+  malformed,          // intact checksum, but not a record savekit writes (or out of sequence)
+  newer,              // intact checksum, with kinds, flags, operations or types from a newer savekit
+};
+
+struct operation {
+  std::uint8_t op = 0;
+  value_type type = value_type::bytes;
+  std::string_view key, value;
+};
+
+struct record_view {
+  std::size_t size = 0;  // header and payload
+  std::uint64_t sequence = 0;
+  bool clear_all = false;
+  std::vector<operation> operations;
+  std::string problem;
+};
+
+// Reads the record at pos; expected_sequence is 0 for the first record (anything goes).
+record_read read_record(std::string_view content, std::size_t pos, std::uint64_t expected_sequence,
+                        record_view& record) {
+  record.problem.clear();
+  std::size_t left = content.size() - pos;
+  if (left < record_header_size) return record_read::incomplete_header;
+  std::uint32_t length = get_u32(content.data() + pos);
+  if (length > left - record_header_size) return record_read::overrun;
+  std::string_view payload = content.substr(pos + record_header_size, length);
+  if (crc32c(payload.data(), payload.size()) != get_u32(content.data() + pos + 4)) return record_read::checksum;
+  record.size = record_header_size + length;
+  record.operations.clear();
+  payload_reader reader(payload);
+  std::uint8_t kind = 0, flags = 0;
+  std::uint64_t count = 0;
+  if (!reader.byte(kind)) return record_read::malformed;
+  if (kind != record_kind_commit) {
+    record.problem = "record kind " + std::to_string(kind);
+    return record_read::newer;
+  }
+  if (!reader.u64(record.sequence) || !reader.byte(flags) || !reader.varint(count)) return record_read::malformed;
+  if (flags & ~known_flags) {
+    record.problem = "record flags " + std::to_string(flags);
+    return record_read::newer;
+  }
+  record.clear_all = (flags & flag_clear_all) != 0;
+  if (expected_sequence != 0 && record.sequence != expected_sequence) {
+    record.problem = "out of sequence";
+    return record_read::malformed;
+  }
+  if (count > payload.size()) return record_read::malformed;  // every operation takes bytes
+  record.operations.reserve(static_cast<std::size_t>(count));
+  // The whole record is validated before any of it is applied.
+  for (std::uint64_t i = 0; i < count; ++i) {
+    operation o;
+    if (!reader.byte(o.op)) return record_read::malformed;
+    if (o.op != op_put && o.op != op_erase) {
+      record.problem = "operation " + std::to_string(o.op);
+      return record_read::newer;
+    }
+    if (!reader.text(o.key) || o.key.empty() || o.key.size() > max_key_size) return record_read::malformed;
+    if (o.op == op_put) {
+      std::uint8_t type = 0;
+      if (!reader.byte(type)) return record_read::malformed;
+      o.type = static_cast<value_type>(type);
+      if (!is_known(o.type)) {
+        record.problem = "value type " + std::to_string(type);
+        return record_read::newer;
+      }
+      if (!reader.text(o.value) || o.value.size() > max_value_size) return record_read::malformed;
+    }
+    record.operations.push_back(o);
+  }
+  if (!reader.at_end()) return record_read::malformed;
+  return record_read::intact;
+}
+
+void apply_record(committed_state& state, const record_view& record) {
+  if (record.clear_all) state.clear();
+  for (const operation& o : record.operations) {
+    auto it = state.find(o.key);
+    if (o.op == op_erase) {
+      if (it != state.end()) state.erase(it);
+      continue;
+    }
+    if (it == state.end()) it = state.emplace(std::string{o.key}, stored_value{}).first;
+    it->second.type = o.type;
+    it->second.bytes.assign(o.value);
+  }
+}
+
+bool all_zero(std::string_view bytes) {
+  for (char c : bytes)
+    if (c != 0) return false;
+  return true;
+}
+
+// Later records that are intact prove that the bad record at pos is not an interrupted
+// last append, whatever its length field says. A record starts where the payload's kind
+// byte and sequence number (the sync marker of the format) name a commit after
+// last_sequence, and it counts when its checksum and content hold. The checksums tried
+// are bounded, so a file crafted to be full of near-misses costs linear time; past the
+// bound the tail is taken for damage (a copy is kept either way).
+std::uint64_t count_intact_records_after(std::string_view content, std::size_t pos, std::uint64_t last_sequence) {
+  constexpr int max_checksums = 256;
+  int checksums = 0;
+  std::uint64_t found = 0;
+  std::uint64_t newest = last_sequence;
+  std::size_t q = pos + 1;
+  const std::size_t minimum_record = record_header_size + minimum_payload_size;
+  while (q + minimum_record <= content.size()) {
+    const char* at = content.data() + q;
+    std::uint64_t sequence = get_u64(at + record_header_size + 1);
+    std::uint32_t length = get_u32(at);
+    bool plausible = static_cast<std::uint8_t>(at[record_header_size]) == record_kind_commit && sequence > newest &&
+                     sequence - newest <= (content.size() - q) / minimum_record + 1 && length >= minimum_payload_size &&
+                     length <= content.size() - q - record_header_size;
+    if (!plausible) {
+      ++q;
+      continue;
+    }
+    if (++checksums > max_checksums) return found + 1;
+    record_view record;
+    if (read_record(content, q, 0, record) == record_read::intact) {
+      ++found;
+      newest = record.sequence;
+      q += record.size;
+    } else {
+      ++q;
+    }
+  }
+  return found;
+}
+
+// Whether the overrunning record at pos is really shorter: some prefix of what follows
+// its header matches its checksum and parses as the expected commit. Then its length
+// field was damaged — an interrupted append leaves a prefix, never a whole record.
+bool has_intact_prefix(std::string_view content, std::size_t pos, std::uint64_t expected_sequence) {
+  std::uint32_t stored = get_u32(content.data() + pos + 4);
+  std::string_view payload = content.substr(pos + record_header_size);
+  std::uint32_t crc = 0;
+  std::size_t checked = 0;
+  for (std::size_t length = minimum_payload_size; length <= payload.size(); ++length) {
+    crc = crc32c(payload.data() + checked, length - checked, crc);
+    checked = length;
+    if (crc != stored) continue;
+    std::string candidate(content.substr(pos, record_header_size + length));
+    for (int i = 0; i < 4; ++i) candidate[static_cast<std::size_t>(i)] = static_cast<char>((length >> (8 * i)) & 0xFF);
+    record_view record;
+    if (read_record(candidate, 0, expected_sequence, record) == record_read::intact) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 result<parse_outcome> parse_store(std::string_view content) {
   if (content.size() < store_header_size || std::memcmp(content.data(), store_magic, sizeof store_magic) != 0)
@@ -175,67 +341,62 @@ result<parse_outcome> parse_store(std::string_view content) {
   parse_outcome out;
   std::size_t pos = store_header_size;
   out.valid_end = pos;
+  record_view record;
+  record_read read = record_read::intact;
   while (pos < content.size()) {
-    auto stop = [&](bool torn, std::string what) {
-      out.torn_tail = torn;
-      out.damaged = !torn;
-      out.problem = std::move(what) + " at byte " + std::to_string(pos);
-    };
-    if (content.size() - pos < record_header_size) {
-      stop(true, "incomplete record header");
-      break;
-    }
-    std::uint32_t length = get_u32(content.data() + pos);
-    std::uint32_t crc = get_u32(content.data() + pos + 4);
-    if (length > content.size() - pos - record_header_size) {
-      stop(true, "record cut short");
-      break;
-    }
-    std::string_view payload = content.substr(pos + record_header_size, length);
-    bool last = pos + record_header_size + length == content.size();
-    if (crc32c(payload.data(), payload.size()) != crc) {
-      // The last record of the file is where an interrupted append lands.
-      stop(last, last ? "last record incomplete (checksum mismatch)" : "damaged record (checksum mismatch)");
-      break;
-    }
-    // A record that passes its checksum must also parse; if not, the file is damaged.
-    payload_reader reader(payload);
-    std::uint8_t kind = 0, flags = 0;
-    std::uint64_t sequence = 0, count = 0;
-    bool ok = reader.byte(kind) && kind == record_kind_commit && reader.u64(sequence) && reader.byte(flags) &&
-              reader.varint(count) && (out.commits == 0 || sequence == out.last_sequence + 1);
-    // Validate the whole record before applying any of it.
-    struct op_view {
-      std::uint8_t op = 0, type = 0;
-      std::string_view key, value;
-    };
-    std::vector<op_view> ops;
-    for (std::uint64_t i = 0; ok && i < count; ++i) {
-      op_view v{0, 0, {}, {}};
-      ok = reader.byte(v.op) && reader.text(v.key) && (v.op == op_erase || v.op == op_put);
-      if (ok && v.op == op_put) ok = reader.byte(v.type) && valid_type(v.type) && reader.text(v.value);
-      if (ok) ops.push_back(v);
-    }
-    if (!ok || !reader.at_end()) {
-      stop(false, "record does not parse");
-      break;
-    }
-    if (flags & flag_clear_all) out.state.clear();
-    for (const op_view& v : ops) {
-      if (v.op == op_erase) {
-        if (auto it = out.state.find(v.key); it != out.state.end()) out.state.erase(it);
-      } else {
-        auto it = out.state.find(v.key);
-        if (it == out.state.end()) it = out.state.emplace(std::string{v.key}, stored_value{}).first;
-        it->second.type = static_cast<value_type>(v.type);
-        it->second.bytes.assign(v.value);
-      }
-    }
-    out.last_sequence = sequence;
+    std::uint64_t expected = out.commits == 0 ? 0 : out.last_sequence + 1;
+    read = read_record(content, pos, expected, record);
+    if (read != record_read::intact) break;
+    apply_record(out.state, record);
+    out.last_sequence = record.sequence;
     ++out.commits;
-    pos += record_header_size + length;
+    pos += record.size;
     out.valid_end = pos;
   }
+  if (pos == content.size()) return out;
+  if (read == record_read::newer)
+    return error{errc::unsupported_version, pos,
+                 "record at byte " + std::to_string(pos) + " uses " + record.problem +
+                     ", unknown to this savekit: the store was written by a newer version"};
+
+  // Something follows the intact records. Only an interrupted append of the last record
+  // may be cut off silently-but-reported; everything else is damage.
+  std::string_view tail = content.substr(pos);
+  std::string at = " at byte " + std::to_string(pos);
+  std::uint64_t expected = out.commits == 0 ? 0 : out.last_sequence + 1;
+  if (all_zero(tail)) {
+    out.torn_tail = true;
+    out.problem = std::to_string(tail.size()) + " zero bytes" + at +
+                  " (what a file system leaves of an append interrupted by a crash)";
+    return out;
+  }
+  out.intact_records_after_damage = count_intact_records_after(content, pos, out.last_sequence);
+  bool looks_torn =
+      read == record_read::incomplete_header ||
+      (read == record_read::overrun && !has_intact_prefix(content, pos, expected)) ||
+      (read == record_read::checksum && pos + record_header_size + get_u32(content.data() + pos) == content.size());
+  if (looks_torn && out.intact_records_after_damage == 0) {
+    out.torn_tail = true;
+    out.problem =
+        (read == record_read::checksum ? "last record incomplete (checksum mismatch)" : "last record cut short") + at;
+    return out;
+  }
+  out.damaged = true;
+  switch (read) {
+    case record_read::incomplete_header:
+    case record_read::overrun:
+      out.problem = "damaged record length";
+      break;
+    case record_read::checksum:
+      out.problem = "damaged record (checksum mismatch)";
+      break;
+    default:
+      out.problem = "record does not parse" + (record.problem.empty() ? std::string{} : " (" + record.problem + ")");
+      break;
+  }
+  out.problem += at;
+  if (out.intact_records_after_damage > 0)
+    out.problem += "; " + std::to_string(out.intact_records_after_damage) + " intact record(s) after it";
   return out;
 }
 

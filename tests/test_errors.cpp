@@ -197,7 +197,7 @@ TEST(Errors, InvalidValueFromAdapter) {
 }
 
 TEST(Errors, EveryCodeHasAName) {
-  for (int code = 0; code <= static_cast<int>(errc::storage_full); ++code)
+  for (int code = 0; code <= static_cast<int>(errc::invalid_path); ++code)
     EXPECT_NE(savekit::to_string(static_cast<errc>(code)), "unknown") << code;
 }
 

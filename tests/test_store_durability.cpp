@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/fault_fs.hpp"
+#include "support/store_file.hpp"
 
 using savekit::errc;
 using test_support::fault_fs;
@@ -189,6 +190,150 @@ TEST(StoreDurability, DamageAtEveryOffsetIsDetected) {
     }
   }
   EXPECT_GT(recovered, static_cast<int>(original.size()));  // damage was reported, not hidden
+}
+
+// A store of `commits` commits, no compaction, and the state after each.
+std::string six_commit_store(std::vector<state>& expected, int commits = 6) {
+  fault_fs fs;
+  expected = {{}};
+  auto p = savekit::prefs::open(savekit::make_file_backend(store_path, fs, {.compact_min_bytes = 1 << 30}));
+  EXPECT_TRUE(p);
+  state model;
+  for (int i = 0; i < commits; ++i) {
+    apply_change(*p, model, i);
+    EXPECT_TRUE(p->save());
+    expected.push_back(model);
+  }
+  return fs.durable_content(store_path);
+}
+
+TEST(StoreDurability, NoSingleBitFlipLosesMoreThanTheLastCommitWithoutACopy) {
+  // Regression: a flipped bit in an early record's length made the whole rest of the file
+  // look like an interrupted append, and opening cut every later commit off, no copy kept.
+  std::vector<state> expected;
+  const std::string original = six_commit_store(expected);
+  // Where the last record starts: the only one an interrupted append can tear.
+  std::size_t last_record = 16;
+  while (true) {
+    std::uint32_t length = 0;
+    for (int i = 3; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(original[last_record + i]);
+    if (last_record + 8 + length == original.size()) break;
+    last_record += 8 + length;
+  }
+  int copies = 0;
+  for (std::size_t offset = 16; offset < original.size(); ++offset) {
+    for (int bit = 0; bit < 8; ++bit) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + " bit " + std::to_string(bit));
+      std::string damaged = original;
+      damaged[offset] = static_cast<char>(damaged[offset] ^ (1 << bit));
+      fault_fs disk;
+      disk.plant(store_path, damaged);
+      auto reopened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+      ASSERT_TRUE(reopened) << reopened.error().to_string();
+      state got = read_state(*reopened);
+      if (got == expected.back()) continue;  // nothing lost
+      const auto& report = reopened->recovery();
+      ASSERT_TRUE(report.recovered);
+      if (!report.damaged_copy.empty()) {
+        // Everything that was in the file survives in the copy.
+        ASSERT_EQ(disk.durable_content(report.damaged_copy), damaged);
+        ++copies;
+        continue;
+      }
+      // No copy: only the last commit may be gone, and only if the flip was in its record.
+      ASSERT_GE(offset, last_record) << report.detail;
+      ASSERT_EQ(got, expected[expected.size() - 2]) << report.detail;
+    }
+  }
+  EXPECT_GT(copies, 0);
+}
+
+TEST(StoreDurability, AZeroFilledTailIsAnInterruptedAppend) {
+  // Some file systems, after a crash during an extending append, leave the new size with
+  // zeros where the data never arrived: that is a torn append, not damage.
+  std::vector<state> expected;
+  const std::string original = six_commit_store(expected);
+  for (std::size_t zeros : {1u, 7u, 8u, 100u, 5000u}) {
+    fault_fs disk;
+    disk.plant(store_path, original + std::string(zeros, '\0'));
+    auto reopened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+    ASSERT_TRUE(reopened);
+    EXPECT_EQ(read_state(*reopened), expected.back());
+    EXPECT_TRUE(reopened->recovery().recovered);
+    EXPECT_TRUE(reopened->recovery().damaged_copy.empty()) << reopened->recovery().detail;
+    EXPECT_EQ(disk.durable_content(store_path), original) << zeros;  // the zeros are cut off
+  }
+  // The last record's payload partly zeroed (its length already on disk): torn as well.
+  std::string tail_zeroed = original;
+  for (std::size_t i = tail_zeroed.size() - 5; i < tail_zeroed.size(); ++i) tail_zeroed[i] = 0;
+  fault_fs disk;
+  disk.plant(store_path, tail_zeroed);
+  auto reopened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(read_state(*reopened), expected[expected.size() - 2]);
+  EXPECT_TRUE(reopened->recovery().damaged_copy.empty()) << reopened->recovery().detail;
+}
+
+TEST(StoreDurability, RecordsFromANewerSavekitAreRefusedNotRewritten) {
+  // Regression: unknown flag bits were accepted silently, and an unknown value type or
+  // record kind was taken for damage — the store then rewritten without the newer data.
+  using test_support::commit_record;
+  using test_support::store_op;
+  const std::string base =
+      test_support::store_header() + commit_record(0, {}, 1) + commit_record(1, {{false, "a", 3, "x"}});
+  struct newer_case {
+    const char* what;
+    std::string record;
+  };
+  newer_case cases[] = {
+      {"flag bit 1", commit_record(2, {{false, "b", 3, "y"}}, 0x02)},
+      {"flag bit 7", commit_record(2, {}, 0x81)},
+      {"value type 8", commit_record(2, {{false, "b", 8, "y"}})},
+      {"record kind 2", commit_record(2, {}, 0, 2)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    const std::string content = base + c.record + commit_record(3, {{false, "c", 3, "z"}});
+    for (bool read_only : {false, true}) {
+      fault_fs disk;
+      disk.plant(store_path, content);
+      auto opened = savekit::prefs::open(savekit::make_file_backend(store_path, disk, {.read_only = read_only}));
+      ASSERT_FALSE(opened);
+      EXPECT_EQ(opened.error().code(), errc::unsupported_version) << opened.error().to_string();
+      EXPECT_EQ(disk.durable_content(store_path), content);  // not repaired, not touched
+      EXPECT_EQ(disk.durable_content(std::string(store_path) + ".damaged"), "");
+    }
+  }
+  // The same base opens: the builder writes what docs/format.md describes.
+  fault_fs disk;
+  disk.plant(store_path, base);
+  auto opened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+  ASSERT_TRUE(opened) << opened.error().to_string();
+  EXPECT_EQ(opened->get_string("a"), "x");
+  EXPECT_FALSE(opened->recovery().recovered);
+}
+
+TEST(StoreDurability, ADamagedLengthInTheLastRecordIsDamageNotATornTail) {
+  // An interrupted append leaves a prefix of a record; a whole record whose length field
+  // claims more than the file holds had its length damaged: keep a copy.
+  std::vector<state> expected;
+  const std::string original = six_commit_store(expected);
+  std::size_t last_record = 16;
+  for (;;) {
+    std::uint32_t length = 0;
+    for (int i = 3; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(original[last_record + i]);
+    if (last_record + 8 + length == original.size()) break;
+    last_record += 8 + length;
+  }
+  std::string damaged = original;
+  damaged[last_record + 1] = static_cast<char>(damaged[last_record + 1] ^ 0x10);  // +4096 bytes
+  fault_fs disk;
+  disk.plant(store_path, damaged);
+  auto reopened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(read_state(*reopened), expected[expected.size() - 2]);
+  EXPECT_FALSE(reopened->recovery().damaged_copy.empty()) << reopened->recovery().detail;
+  EXPECT_EQ(disk.durable_content(reopened->recovery().damaged_copy), damaged);
 }
 
 TEST(StoreDurability, DamagedRecordIsReportedAndAFileCopyKept) {

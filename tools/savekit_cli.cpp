@@ -62,7 +62,8 @@ std::string_view as_text(const std::vector<std::byte>& b) {
 bool valid_utf8(std::string_view s) { return savekit::detail::find_invalid_utf8(s.data(), s.size()) == s.size(); }
 
 std::optional<savekit::value_type> type_from_name(std::string_view name) {
-  for (int t = 1; t <= 7; ++t) {
+  for (auto t = static_cast<int>(savekit::value_type::integer); savekit::is_known(static_cast<savekit::value_type>(t));
+       ++t) {
     auto type = static_cast<savekit::value_type>(t);
     if (savekit::to_string(type) == name) return type;
   }
@@ -108,6 +109,8 @@ std::optional<std::string> exact_json(const savekit::stored_value& v, bool prett
       if (!back || as_text(*back) != v.bytes) return std::nullopt;  // not exact: e.g. float32, bin
       return *text;
     }
+    case value_type::end_of_known_types:
+      break;
   }
   return std::nullopt;
 }
@@ -236,6 +239,8 @@ savekit::result<std::string> encode_value(savekit::value_type type, std::string_
       if (!packed) return packed.error();
       return std::string(as_text(*packed));
     }
+    case value_type::end_of_known_types:
+      break;
   }
   return bad("unknown type");
 }

@@ -32,9 +32,26 @@ enum class value_type : std::uint8_t {
   msgpack = 5,          // an object, MessagePack map form (set)
   msgpack_compact = 6,  // an object, MessagePack compact form
   json = 7,             // an object, JSON
+  // One past the last known type: a new type goes above this line, and is_known and
+  // every switch over value_type (none has a default) name the places to handle it.
+  end_of_known_types,
 };
 
+// Whether a stored tag names a type this savekit knows. A tag it does not know was
+// written by a newer savekit: readers refuse such a store instead of treating it as damage.
+constexpr bool is_known(value_type type) noexcept {
+  auto tag = static_cast<std::uint8_t>(type);
+  return tag >= static_cast<std::uint8_t>(value_type::integer) &&
+         tag < static_cast<std::uint8_t>(value_type::end_of_known_types);
+}
+
 std::string_view to_string(value_type type) noexcept;
+
+// What every backend can hold, and so what prefs accepts: keys of 1 to max_key_size
+// bytes, values of up to max_value_size bytes. A store holding anything else was not
+// written by savekit.
+inline constexpr std::size_t max_key_size = 1024;
+inline constexpr std::size_t max_value_size = std::size_t{256} << 20;  // 256 MiB
 
 // One change in a commit. The views stay valid only until commit() returns: an
 // asynchronous backend copies what it needs before that.
@@ -57,6 +74,12 @@ struct stored_value {
   std::string bytes;
 };
 
+// The committed state of a store: every key and its entry, sorted by key.
+using committed_state = std::map<std::string, stored_value, std::less<>>;
+
+// Applies a change set to a committed state (what every backend does when a commit lands).
+void apply_changes(committed_state& state, const change_set& changes);
+
 // What opening found. A store that needed no repair has recovered == false.
 struct recovery_report {
   bool recovered = false;             // something was damaged or cut off and left out
@@ -67,7 +90,7 @@ struct recovery_report {
 };
 
 struct loaded_state {
-  std::map<std::string, stored_value, std::less<>> entries;
+  committed_state entries;
   recovery_report report;
 };
 
@@ -105,7 +128,7 @@ class backend {
 // store; set fail_commits to make commits fail (for tests).
 struct memory_storage {
   std::mutex mutex;
-  std::map<std::string, stored_value, std::less<>> committed;
+  committed_state committed;
   std::uint64_t commits = 0;
   bool fail_commits = false;
 };

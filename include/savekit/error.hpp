@@ -59,6 +59,9 @@ enum class errc : std::uint8_t {
   commit_pending = 31,       // an asynchronous backend has not finished the commit yet
   storage_unavailable = 32,  // the browser offers no persistent storage (IndexedDB off or refused)
   storage_full = 33,         // the storage quota is used up (QuotaExceededError, ENOSPC)
+  store_too_large = 34,      // a commit or store file beyond the store's size limit
+  store_replaced = 35,       // another program replaced the store file while it was open
+  invalid_path = 36,         // a store path that cannot name a store file (empty, a folder, a FIFO...)
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -132,6 +135,12 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "storage_unavailable";
     case errc::storage_full:
       return "storage_full";
+    case errc::store_too_large:
+      return "store_too_large";
+    case errc::store_replaced:
+      return "store_replaced";
+    case errc::invalid_path:
+      return "invalid_path";
   }
   return "unknown";
 }

@@ -72,8 +72,8 @@ enum class format : std::uint8_t {
 
 class prefs {
  public:
-  static constexpr std::size_t max_key_size = 1024;
-  static constexpr std::size_t max_value_size = std::size_t{256} << 20;  // 256 MiB
+  static constexpr std::size_t max_key_size = savekit::max_key_size;
+  static constexpr std::size_t max_value_size = savekit::max_value_size;
 
   // Opens (creating if missing) the store file at path with an exclusive lock.
   static result<prefs> open(const std::string& path, file_backend_options options = {});

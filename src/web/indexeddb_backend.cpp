@@ -65,11 +65,6 @@ bool take_sized(std::string_view& in, std::string_view& out) {
   return true;
 }
 
-bool known_type(unsigned char type) {
-  return type >= static_cast<unsigned char>(value_type::integer) &&
-         type <= static_cast<unsigned char>(value_type::json);
-}
-
 class indexeddb_backend;
 
 struct registry {
@@ -238,7 +233,7 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const 
       savekit_idb_close(connection);
       return done(error{errc::corrupt_store, size - in.size(), "IndexedDB records arrived truncated"}, storage);
     }
-    if (record.empty() || !known_type(static_cast<unsigned char>(record[0])) || key.empty() ||
+    if (record.empty() || !is_known(static_cast<value_type>(record[0])) || key.empty() ||
         key.size() > prefs::max_key_size) {
       ++skipped;
       continue;
