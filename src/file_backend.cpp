@@ -1,12 +1,16 @@
 // The file backend: an append-only log of checksummed commit records (docs/format.md).
 #include "savekit/file_backend.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "store_format.hpp"
 
 namespace savekit {
 namespace {
+
+using lock_mode = file_system::lock_mode;
+using open_mode = file_system::open_mode;
 
 std::string parent_directory(const std::string& path) {
   auto slash = path.find_last_of('/');
@@ -15,75 +19,91 @@ std::string parent_directory(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// Refuses, before anything is created, a path that cannot name a store file.
+status check_store_path(const std::string& path) {
+  if (path.empty()) return error{errc::invalid_path, 0, "empty store path"};
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.empty() || name == "." || name == "..")
+    return error{errc::invalid_path, 0, "'" + path + "' names a folder, not a store file"};
+  return {};
+}
+
+error with_path(const std::string& path, error e) { return error{e.code(), e.offset(), path + ": " + e.message()}; }
+
 class file_backend final : public backend {
  public:
   file_backend(std::string path, file_system& fs, file_backend_options options)
-      : path_(std::move(path)), directory_(parent_directory(path_)), fs_(fs), options_(options) {}
-
-  ~file_backend() override {
-    if (handle_ >= 0) fs_.close(handle_);
+      : given_path_(std::move(path)), path_(given_path_), fs_(fs), options_(options) {
+    options_.max_store_bytes = std::min(options_.max_store_bytes, detail::max_record_payload);
   }
+
+  ~file_backend() override { close_handle(); }
 
   std::string describe() const override { return "file " + path_; }
 
+  status maintenance() const override { return maintenance_; }
+
   result<loaded_state> load() override {
-    if (options_.read_only) {
-      // Nothing may be created for a store that does not exist.
-      if (auto probe = fs_.read_file(path_); !probe) return std::move(probe).error();
-    } else if (status made = fs_.create_directories(directory_); !made) {
-      return std::move(made).error();
+    if (status valid = check_store_path(given_path_); !valid) return std::move(valid).error();
+    if (!options_.read_only) {
+      if (status made = make_folders(parent_directory(given_path_)); !made) return std::move(made).error();
     }
-    auto lock = fs_.lock(path_ + ".lock");
-    if (!lock) return std::move(lock).error();
-    lock_ = std::move(*lock);
+    // From here on the store is its real, absolute path: a chdir or a link changes nothing.
+    auto resolved = fs_.resolve(given_path_);
+    if (!resolved) return with_path(given_path_, std::move(resolved).error());
+    path_ = std::move(*resolved);
+    directory_ = parent_directory(path_);
+    const lock_mode mode = options_.read_only ? lock_mode::shared : lock_mode::exclusive;
+
+    auto lock = fs_.lock(path_ + ".lock", mode, !options_.read_only);
+    if (lock) {
+      lock_ = std::move(*lock);
+    } else if (!options_.read_only || lock.error().code() == errc::locked) {
+      return std::move(lock).error();
+    }  // read-only, and no lock file (no writer ever opened the store) or one it may not read: nothing to wait for
 
     loaded_state loaded;
-    auto content = fs_.read_file(path_);
-    if (!content) {
-      if (content.error().code() != errc::not_found || options_.read_only) return std::move(content).error();
-      if (status created = write_snapshot_file(); !created) return std::move(created).error();
-    } else {
-      auto parsed = detail::parse_store(*content);
-      if (!parsed) {
-        error e = std::move(parsed).error();
-        return error{e.code(), e.offset(), path_ + ": " + e.message()};
-      }
-      state_ = std::move(parsed->state);
-      sequence_ = parsed->last_sequence;
-      loaded.report.commits_loaded = parsed->commits;
-      file_size_ = parsed->valid_end;
-      if (parsed->torn_tail || parsed->damaged) {
-        recovery_report& report = loaded.report;
-        report.recovered = true;
-        report.bytes_discarded = content->size() - parsed->valid_end;
-        report.detail = parsed->problem;
-        if (options_.read_only) {
-          // Report only; the file stays as it is.
-        } else if (parsed->damaged) {
-          // Keep the damaged file for inspection, then rewrite the store from what was intact.
-          report.damaged_copy = path_ + ".damaged";
-          bool renamed = false;
-          if (status kept = write_whole_file(report.damaged_copy, *content, renamed); !kept)
-            return std::move(kept).error();
-          if (status rewritten = write_snapshot_file(); !rewritten) return std::move(rewritten).error();
-        } else {
-          // An interrupted append: cut it off so that the next record follows an intact one.
-          needs_truncate_ = true;
-        }
-      }
-    }
-    recount_live_bytes();
-    if (options_.read_only) {
-      loaded.entries = state_;
+    auto opened = fs_.open(path_, options_.read_only ? open_mode::read : open_mode::append);
+    if (!opened) {
+      if (opened.error().code() != errc::not_found || options_.read_only) return std::move(opened).error();
+      if (status created = write_snapshot_file(state_, sequence_); !created) return std::move(created).error();
+      recount_live_bytes();
       return loaded;
     }
-    if (handle_ < 0) {
-      auto opened = fs_.open(path_, file_system::open_mode::append);
-      if (!opened) return std::move(opened).error();
-      handle_ = *opened;
-    }
-    if (needs_truncate_) {
-      if (status cut = cut_tail(); !cut) return std::move(cut).error();
+    handle_ = *opened;
+    // A second name for the same file (a hard link) has another lock file: lock the file too.
+    if (status held = fs_.lock(handle_, mode); !held) return std::move(held).error();
+    auto info = fs_.stat(handle_);
+    if (!info) return std::move(info).error();
+    file_ = *info;
+    auto content = fs_.read(handle_, options_.max_store_bytes);
+    if (!content) return with_path(path_, std::move(content).error());
+
+    auto parsed = detail::parse_store(*content);
+    if (!parsed) return with_path(path_, std::move(parsed).error());
+    state_ = std::move(parsed->state);
+    sequence_ = parsed->last_sequence;
+    loaded.report.commits_loaded = parsed->commits;
+    file_size_ = parsed->valid_end;
+    recount_live_bytes();
+    if (parsed->torn_tail || parsed->damaged) {
+      recovery_report& report = loaded.report;
+      report.recovered = true;
+      report.bytes_discarded = content->size() - parsed->valid_end;
+      report.detail = parsed->problem;
+      if (options_.read_only) {
+        // Report only; the file stays as it is.
+      } else if (parsed->damaged) {
+        // Keep the damaged file for inspection, then rewrite the store from what was intact.
+        auto copy = keep_damaged_copy(*content);
+        if (!copy) return std::move(copy).error();
+        report.damaged_copy = std::move(*copy);
+        if (status rewritten = write_snapshot_file(state_, sequence_); !rewritten) return std::move(rewritten).error();
+      } else {
+        // An interrupted append: cut it off so that the next record follows an intact one.
+        needs_truncate_ = true;
+        if (status cut = cut_tail(); !cut) return std::move(cut).error();
+      }
     }
     loaded.entries = state_;
     return loaded;
@@ -91,20 +111,13 @@ class file_backend final : public backend {
 
   void commit(const change_set& changes, std::function<void(status)> done) override {
     if (options_.read_only) return done(error{errc::io_error, 0, path_ + " was opened read-only"});
-    if (handle_ < 0) {  // a compaction renamed the file but could not reopen it
-      auto opened = fs_.open(path_, file_system::open_mode::append);
-      if (!opened) return done(std::move(opened).error());
-      handle_ = *opened;
-    }
-    if (directory_sync_pending_) {
-      // A compaction renamed the file but could not sync the directory: until it can,
-      // the new name (and so anything appended to it) may not survive a power cut.
-      if (status synced = fs_.sync_directory(directory_); !synced) return done(std::move(synced));
-      directory_sync_pending_ = false;
-    }
-    if (needs_truncate_) {
-      if (status cut = cut_tail(); !cut) return done(std::move(cut));
-    }
+    if (status ready = prepare_to_append(); !ready) return done(std::move(ready));
+
+    std::uint64_t payload = detail::commit_payload_size(changes);
+    if (payload > detail::max_record_payload ||
+        file_size_ + detail::record_header_size + payload > options_.max_store_bytes)
+      return done(commit_by_snapshot(changes));
+
     record_.clear();
     detail::encode_commit_record(record_, sequence_ + 1, changes);
     if (status written = fs_.write(handle_, record_.data(), record_.size()); !written) {
@@ -119,38 +132,95 @@ class file_backend final : public backend {
     ++sequence_;
     file_size_ += record_.size();
     apply(changes);
-    if (file_size_ > options_.compact_min_bytes &&
-        static_cast<double>(file_size_) > options_.compact_ratio * static_cast<double>(live_bytes_)) {
-      (void)compact();  // a failed compaction leaves the (intact) log as it was; retried next commit
-    }
+    compact_if_due();
     done({});
   }
 
-  // For tests and tools: rewrite the log now.
-  status compact() { return write_snapshot_file(); }
-
  private:
-  void apply(const change_set& changes) {
-    if (changes.clear_all) state_.clear();
-    for (const change& c : changes.changes) {
-      auto it = state_.find(c.key);
-      if (c.erase) {
-        if (it != state_.end()) {
-          live_bytes_ -= detail::encoded_entry_size(it->first, it->second.bytes);
-          state_.erase(it);
-        }
-        continue;
-      }
-      if (it == state_.end()) {
-        it = state_.emplace(std::string{c.key}, stored_value{}).first;
-      } else {
-        live_bytes_ -= detail::encoded_entry_size(it->first, it->second.bytes);
-      }
-      it->second.type = c.type;
-      it->second.bytes.assign(c.value);
-      live_bytes_ += detail::encoded_entry_size(it->first, it->second.bytes);
+  // Creates the store's folder; a new folder's name is durable once its parent is synced.
+  status make_folders(const std::string& folder) {
+    auto created = fs_.create_directories(folder);
+    if (!created) return std::move(created).error();
+    for (const std::string& made : *created)
+      if (status synced = fs_.sync_directory(parent_directory(made)); !synced) return synced;
+    return {};
+  }
+
+  // Everything that must hold before a record may be appended.
+  status prepare_to_append() {
+    if (handle_ < 0) {  // a compaction renamed the file but could not reopen it
+      if (status reopened = reopen(); !reopened) return reopened;
     }
-    if (changes.clear_all) recount_live_bytes();
+    if (status ours = check_file_is_ours(); !ours) return ours;
+    if (directory_sync_pending_) {
+      // A compaction renamed the file but could not sync the folder: until it can, the
+      // new name (and so anything appended to it) may not survive a power cut.
+      if (status synced = fs_.sync_directory(directory_); !synced) return synced;
+      directory_sync_pending_ = false;
+    }
+    if (needs_truncate_) return cut_tail();
+    return {};
+  }
+
+  // A sync tool or a restore may delete or replace the store file while the game runs;
+  // appending to the orphaned file would acknowledge saves no one will ever read.
+  status check_file_is_ours() {
+    auto at_path = fs_.stat(path_);
+    if (!at_path) {
+      if (at_path.error().code() != errc::not_found) return std::move(at_path).error();
+      // Deleted or moved away: everything committed is in memory; write it back first.
+      return write_snapshot_file(state_, sequence_);
+    }
+    if (at_path->device != file_.device || at_path->inode != file_.inode)
+      return error{errc::store_replaced, 0,
+                   path_ +
+                       " was replaced by another program while the store was open; nothing was written to it "
+                       "(reopen the store to use the new file)"};
+    return {};
+  }
+
+  // A commit too large to append: the whole state with it, written as a new file.
+  status commit_by_snapshot(const change_set& changes) {
+    committed_state next = state_;
+    apply_changes(next, changes);
+    std::uint64_t size = detail::store_header_size + detail::record_header_size + detail::minimum_payload_size + 9;
+    for (const auto& [key, value] : next) size += detail::encoded_entry_size(key, value.bytes);
+    if (size > options_.max_store_bytes)
+      return error{errc::store_too_large, 0,
+                   path_ + ": the store would take " + std::to_string(size) + " bytes, more than its limit of " +
+                       std::to_string(options_.max_store_bytes) + " (file_backend_options::max_store_bytes)"};
+    bool renamed = false;
+    status written = write_snapshot_file(next, sequence_ + 1, &renamed);
+    if (renamed) {  // the file holds the new state, durable or not: keep in step with it
+      state_ = std::move(next);
+      ++sequence_;
+      recount_live_bytes();
+    }
+    return written;
+  }
+
+  void compact_if_due() {
+    if (file_size_ <= options_.compact_min_bytes ||
+        static_cast<double>(file_size_) <= options_.compact_ratio * static_cast<double>(live_bytes_) ||
+        file_size_ < next_compaction_at_)
+      return;
+    // A failed compaction loses nothing (the log is intact, only longer): the commit stands,
+    // the failure is kept for maintenance(), and the next try waits for the log to grow.
+    maintenance_ = write_snapshot_file(state_, sequence_);
+    next_compaction_at_ = maintenance_ ? 0 : file_size_ + std::max(options_.compact_min_bytes, file_size_ / 2);
+  }
+
+  void apply(const change_set& changes) {
+    if (changes.clear_all) {
+      apply_changes(state_, changes);
+      return recount_live_bytes();
+    }
+    for (const change& c : changes.changes)
+      if (auto it = state_.find(c.key); it != state_.end())
+        live_bytes_ -= detail::encoded_entry_size(it->first, it->second.bytes);
+    apply_changes(state_, changes);
+    for (const change& c : changes.changes)
+      if (!c.erase) live_bytes_ += detail::encoded_entry_size(c.key, c.value);
   }
 
   void recount_live_bytes() {
@@ -165,56 +235,112 @@ class file_backend final : public backend {
     return {};
   }
 
-  // Writes path with content and syncs it, through a temporary file and a rename.
-  // renamed tells whether path now names the new file (even if a later step failed).
-  status write_whole_file(const std::string& path, const std::string& content, bool& renamed) {
+  void close_handle() {
+    if (handle_ >= 0) fs_.close(handle_);
+    handle_ = -1;
+  }
+
+  // Opens the store file for appending again, locks it, and checks it is the one written.
+  status reopen() {
+    auto opened = fs_.open(path_, open_mode::append);
+    if (!opened) return std::move(opened).error();
+    handle_ = *opened;
+    if (status held = fs_.lock(handle_, lock_mode::exclusive); !held) {
+      close_handle();
+      return held;
+    }
+    auto info = fs_.stat(handle_);
+    if (!info || info->device != file_.device || info->inode != file_.inode) {
+      close_handle();
+      if (!info) return std::move(info).error();
+      return error{errc::store_replaced, 0, path_ + " was replaced by another program while the store was open"};
+    }
+    return {};
+  }
+
+  // Writes path with content and syncs it, through a new temporary file and a rename.
+  // renamed tells whether path now names the new file (even if a later step failed);
+  // written (if given) receives the new file's identity.
+  status write_whole_file(const std::string& path, const std::string& content, bool& renamed,
+                          file_system::file_info* written = nullptr) {
     renamed = false;
     std::string temporary = path + ".tmp";
-    auto opened = fs_.open(temporary, file_system::open_mode::truncate);
+    // Never through what someone left or planted there (a link to another file).
+    if (status cleared = fs_.remove(temporary); !cleared) return cleared;
+    auto opened = fs_.open(temporary, open_mode::create_new, file_.regular ? file_.permissions : 0644);
     if (!opened) return std::move(opened).error();
-    status written = fs_.write(*opened, content.data(), content.size());
-    if (written) written = fs_.sync(*opened);
+    status done = file_.regular ? fs_.copy_permissions(*opened, file_) : status{};
+    if (done) done = fs_.write(*opened, content.data(), content.size());
+    if (done) done = fs_.sync(*opened);
+    if (done && written) {
+      auto info = fs_.stat(*opened);
+      if (info)
+        *written = *info;
+      else
+        done = std::move(info).error();
+    }
     fs_.close(*opened);
-    if (written) written = fs_.rename(temporary, path);
-    if (!written) {
+    if (done) done = fs_.rename(temporary, path);
+    if (!done) {
       (void)fs_.remove(temporary);
-      return written;
+      return done;
     }
     renamed = true;
-    // The rename is durable once the directory is synced.
+    // The rename is durable once the folder is synced.
     status synced = fs_.sync_directory(directory_);
     directory_sync_pending_ = !synced;
     return synced;
   }
 
-  // Replaces the store with a header and one record holding the committed state.
-  status write_snapshot_file() {
+  // Replaces the store with a header and one record holding state.
+  status write_snapshot_file(const committed_state& state, std::uint64_t sequence, bool* renamed_out = nullptr) {
     std::string content = detail::encode_store_header();
-    detail::encode_snapshot_record(content, sequence_, state_);
+    detail::encode_snapshot_record(content, sequence, state);
     bool renamed = false;
-    status written = write_whole_file(path_, content, renamed);
+    file_system::file_info written_info;
+    status written = write_whole_file(path_, content, renamed, &written_info);
+    if (renamed_out) *renamed_out = renamed;
     if (!renamed) return written;
     // The old handle points at the replaced file: reopen, whatever came after the rename.
-    if (handle_ >= 0) fs_.close(handle_);
-    handle_ = -1;
-    auto opened = fs_.open(path_, file_system::open_mode::append);
-    if (!opened) return std::move(opened).error();
-    handle_ = *opened;
+    close_handle();
+    file_ = written_info;
     file_size_ = content.size();
     needs_truncate_ = false;
+    if (status reopened = reopen(); !reopened) return reopened;
     return written;
   }
 
-  std::string path_;
+  // Copies a damaged file beside the store under a name no earlier copy has.
+  result<std::string> keep_damaged_copy(const std::string& content) {
+    constexpr int max_copies = 1000;
+    for (int n = 1; n <= max_copies; ++n) {
+      std::string name = path_ + ".damaged" + (n == 1 ? std::string{} : "-" + std::to_string(n));
+      auto existing = fs_.stat(name);
+      if (existing) continue;
+      if (existing.error().code() != errc::not_found) return std::move(existing).error();
+      bool renamed = false;
+      if (status kept = write_whole_file(name, content, renamed); !kept) return std::move(kept).error();
+      return name;
+    }
+    return error{errc::io_error, 0,
+                 path_ + " is damaged, and " + std::to_string(max_copies) +
+                     " damaged copies beside it already: move them away to let it be repaired"};
+  }
+
+  std::string given_path_;
+  std::string path_;  // resolved at load: absolute, no symbolic links
   std::string directory_;
   file_system& fs_;
   file_backend_options options_;
   std::unique_ptr<file_system::lock_token> lock_;
   int handle_ = -1;
-  committed_state state_;  // the committed state (compaction writes it)
+  file_system::file_info file_;  // the store file: identity, permissions, owner
+  committed_state state_;        // the committed state (compaction writes it)
   std::uint64_t sequence_ = 0;
   std::uint64_t file_size_ = 0;   // bytes up to the end of the last committed record
   std::uint64_t live_bytes_ = 0;  // what a compacted file would take
+  std::uint64_t next_compaction_at_ = 0;
+  status maintenance_;
   bool needs_truncate_ = false;
   bool directory_sync_pending_ = false;
   std::string record_;  // reused encoding buffer
@@ -222,15 +348,30 @@ class file_backend final : public backend {
 
 }  // namespace
 
-result<store_check> check_store_file(const std::string& path, file_system& fs) {
-  auto content = fs.read_file(path);
-  if (!content) return std::move(content).error();
+result<store_check> check_store_file(const std::string& path, file_system& fs, std::uint64_t max_store_bytes) {
+  if (status valid = check_store_path(path); !valid) return std::move(valid).error();
+  auto resolved = fs.resolve(path);
+  if (!resolved) return with_path(path, std::move(resolved).error());
+  // A writer may be in the middle of a commit: what it holds would look torn.
+  auto lock = fs.lock(*resolved + ".lock", lock_mode::shared, false);
+  if (!lock && lock.error().code() == errc::locked) return std::move(lock).error();
+  auto opened = fs.open(*resolved, open_mode::read);
+  if (!opened) return std::move(opened).error();
+  int handle = *opened;
+  status held = fs.lock(handle, lock_mode::shared);
+  auto content = held ? fs.read(handle, max_store_bytes) : result<std::string>(held.error());
+  fs.close(handle);
+  if (!content) return with_path(path, std::move(content).error());
+
   store_check check;
   check.file_bytes = content->size();
   auto parsed = detail::parse_store(*content);
   if (!parsed) {
     check.problem = parsed.error().message();
-    if (parsed.error().code() == errc::unsupported_version) check.version = detail::store_format_version + 1;
+    if (parsed.error().code() == errc::unsupported_version) {
+      check.newer_version = true;
+      for (int i = 11; i >= 8; --i) check.version = (check.version << 8) | static_cast<unsigned char>((*content)[i]);
+    }
     return check;
   }
   check.header_ok = true;
@@ -240,6 +381,7 @@ result<store_check> check_store_file(const std::string& path, file_system& fs) {
   check.entries = parsed->state.size();
   check.torn_tail = parsed->torn_tail;
   check.damaged = parsed->damaged;
+  check.intact_records_after_damage = parsed->intact_records_after_damage;
   check.problem = parsed->problem;
   return check;
 }

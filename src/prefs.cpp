@@ -237,6 +237,11 @@ std::size_t prefs::size() const {
   return n;
 }
 
+status prefs::maintenance() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->store_backend->maintenance();
+}
+
 bool prefs::has_pending_changes() const {
   std::lock_guard lock(state_->mutex);
   return !state_->dirty.empty() || state_->clear_pending;

@@ -120,6 +120,11 @@ class backend {
 
   // A short description for errors and tools ("file saves/player.prefs").
   virtual std::string describe() const = 0;
+
+  // The outcome of the backend's own upkeep after commits (the file backend's compaction).
+  // A failure there loses nothing — the commit stands and the store stays intact — but it
+  // should not go unnoticed: the file backend's log keeps growing until a retry succeeds.
+  virtual status maintenance() const { return {}; }
 };
 
 // ---- memory backend ----------------------------------------------------------------------

@@ -132,6 +132,9 @@ class prefs {
 
   // What open() found and repaired.
   const recovery_report& recovery() const { return state_->report; }
+  // The outcome of the backend's upkeep after the last commit (see backend::maintenance):
+  // a failed compaction, for instance, which loses nothing but should be logged.
+  status maintenance() const;
   std::string describe() const { return state_->store_backend->describe(); }
 
   // The raw stored bytes of an entry and its type (tools: savekit get --raw, export).

@@ -1,0 +1,399 @@
+// The file backend among the things a real disk and a real player's machine do: links to
+// the store, a program changing the working folder, files deleted or replaced underneath,
+// links planted where temporary files go, private permissions, read-only folders, FIFOs
+// and devices given as stores, folders created by the first save, size limits. Each test
+// is a regression test for a way a save was lost or a file harmed.
+#include <savekit/prefs.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/fault_fs.hpp"
+#include "support/store_file.hpp"
+#include "support/temp_dir.hpp"
+
+using savekit::errc;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Small thresholds, so that a few commits compact.
+constexpr savekit::file_backend_options compact_often{.compact_ratio = 1.1, .compact_min_bytes = 64};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void spit(const fs::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+// Commits n values under key, enough to compact a few times with compact_often.
+void commit_many(savekit::prefs& p, const std::string& key, int n) {
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(p.set_string(key, std::string(40, static_cast<char>('a' + i % 26))));
+    ASSERT_TRUE(p.save());
+  }
+}
+
+std::uint32_t mode_of(const fs::path& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0);
+  return st.st_mode & 07777;
+}
+
+std::vector<std::string> names_in(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class StoreFiles : public ::testing::Test {
+ protected:
+  test_support::temp_dir dir_;
+  fs::path path(const std::string& name) const { return dir_.path() / name; }
+};
+
+}  // namespace
+
+TEST_F(StoreFiles, ASecondNameForTheSameFileCannotOpenItTwice) {
+  // Regression: the lock file was named from the path as given, so a symbolic or hard link
+  // opened the same store twice, and both "saved".
+  auto real = savekit::prefs::open(path("real.prefs"));
+  ASSERT_TRUE(real);
+  fs::create_symlink(path("real.prefs"), path("alias.prefs"));
+  fs::create_hard_link(path("real.prefs"), path("hard.prefs"));
+  fs::create_directory_symlink(dir_.path(), path("folder-link"));
+  for (const fs::path& other : {path("alias.prefs"), path("hard.prefs"), path("folder-link") / "real.prefs",
+                                path("folder-link") / ".." / fs::path(dir_.path()).filename() / "real.prefs"}) {
+    auto second = savekit::prefs::open(other.string());
+    ASSERT_FALSE(second) << other;
+    EXPECT_EQ(second.error().code(), errc::locked) << second.error().to_string();
+  }
+  real = savekit::error{errc::ok, 0, ""};  // closes the store
+  auto through_hard_link = savekit::prefs::open(path("hard.prefs"));
+  ASSERT_TRUE(through_hard_link);
+  auto through_real = savekit::prefs::open(path("real.prefs"));
+  ASSERT_FALSE(through_real);
+  EXPECT_EQ(through_real.error().code(), errc::locked);
+}
+
+TEST_F(StoreFiles, ALinkedStoreIsCompactedAndRepairedWhereItReallyIs) {
+  // Regression: compaction (and recovery's rewrite) replaced the symbolic link with a
+  // regular file, so the link's target stopped receiving saves.
+  fs::create_directory(path("real"));
+  fs::create_symlink(path("real") / "game.prefs", path("game.prefs"));  // dangling until the first open
+  {
+    auto p = savekit::prefs::open(path("game.prefs"), compact_often);
+    ASSERT_TRUE(p) << p.error().to_string();
+    commit_many(*p, "k", 30);
+    EXPECT_TRUE(p->maintenance());
+  }
+  EXPECT_TRUE(fs::is_symlink(path("game.prefs")));
+  EXPECT_TRUE(fs::is_regular_file(path("real") / "game.prefs"));
+  EXPECT_FALSE(fs::exists(path("game.prefs.tmp")));
+  {
+    auto p = savekit::prefs::open((path("real") / "game.prefs").string());
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->get_string("k"), std::string(40, static_cast<char>('a' + 29 % 26)));
+  }
+  // Damage the real file: the repair, too, happens beside it.
+  std::string content = slurp(path("real") / "game.prefs");
+  content += test_support::commit_record(999, {{false, "x", 3, "y"}}) + "garbage after it";
+  content[content.size() - 20] ^= 0x55;
+  spit(path("real") / "game.prefs", content);
+  auto p = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->recovery().recovered);
+  EXPECT_EQ(p->recovery().damaged_copy, (path("real") / "game.prefs.damaged").string());
+  EXPECT_TRUE(fs::is_symlink(path("game.prefs")));
+  EXPECT_FALSE(fs::exists(path("game.prefs.damaged")));
+}
+
+TEST_F(StoreFiles, ADeletedStoreFileIsWrittenBackByTheNextSave) {
+  // Regression: after the file was deleted underneath, save() appended to the orphaned
+  // file and returned ok; nothing was on disk.
+  auto p = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->set_int("level", 7));
+  ASSERT_TRUE(p->save());
+  fs::remove(path("game.prefs"));
+  ASSERT_TRUE(p->set_int("gold", 100));
+  ASSERT_TRUE(p->save());
+  ASSERT_TRUE(fs::exists(path("game.prefs")));
+  p = savekit::error{errc::ok, 0, ""};
+  auto reopened = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->get_int("level"), 7);  // committed before the deletion: written back
+  EXPECT_EQ(reopened->get_int("gold"), 100);
+}
+
+TEST_F(StoreFiles, AReplacedStoreFileIsNeitherWrittenToNorOverwritten) {
+  // Regression: after a sync tool or a restore replaced the file, save() went on appending
+  // to the old one and returned ok. The new file is someone's deliberate data: keep it,
+  // and say so.
+  auto p = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->set_int("level", 7));
+  ASSERT_TRUE(p->save());
+  // A restored backup: a valid store written elsewhere, moved into place.
+  std::string backup = test_support::store_header() + test_support::commit_record(0, {{false, "level", 3, "1"}}, 1);
+  spit(path("backup.prefs"), backup);
+  fs::rename(path("backup.prefs"), path("game.prefs"));
+  ASSERT_TRUE(p->set_int("level", 8));
+  auto saved = p->save();
+  ASSERT_FALSE(saved);
+  EXPECT_EQ(saved.error().code(), errc::store_replaced) << saved.error().to_string();
+  EXPECT_TRUE(p->has_pending_changes());
+  EXPECT_EQ(slurp(path("game.prefs")), backup);
+}
+
+TEST_F(StoreFiles, ARelativePathMeansTheFolderItMeantAtOpen) {
+  // Regression: with a relative path, a chdir() made compaction write into the new working
+  // folder; where that folder had no "saves", every compaction failed, unreported.
+  test_support::temp_dir elsewhere;
+  fs::path before = fs::current_path();
+  fs::current_path(dir_.path());
+  auto p = savekit::prefs::open("saves/game.prefs", compact_often);
+  fs::current_path(elsewhere.path());
+  ASSERT_TRUE(p) << p.error().to_string();
+  commit_many(*p, "k", 30);
+  EXPECT_TRUE(p->maintenance()) << p->maintenance().error().to_string();
+  fs::current_path(before);
+  EXPECT_FALSE(fs::exists(elsewhere.path() / "saves"));
+  EXPECT_LT(fs::file_size(path("saves/game.prefs")), 400u);  // compacted where it is
+  p = savekit::error{errc::ok, 0, ""};
+  auto reopened = savekit::prefs::open(path("saves/game.prefs").string());
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->get_string("k"), std::string(40, static_cast<char>('a' + 29 % 26)));
+}
+
+TEST(StoreFilesModel, AFailedCompactionIsReportedAndRetriedLater) {
+  // Regression: a failed compaction was dropped silently and retried never (or on every
+  // commit); the log grew without bound.
+  test_support::fault_fs disk;
+  disk.fail_creating(".prefs.tmp");
+  auto p = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk, compact_often));
+  ASSERT_FALSE(p);  // a new store is itself written through a temporary file
+  EXPECT_EQ(p.error().code(), errc::io_error);
+  disk.fail_creating("");
+  p = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk, compact_often));
+  ASSERT_TRUE(p);
+  disk.fail_creating(".prefs.tmp");
+  commit_many(*p, "k", 30);  // commits work: the log stays intact
+  auto health = p->maintenance();
+  ASSERT_FALSE(health);
+  EXPECT_NE(health.error().message().find("cannot create"), std::string::npos);
+  disk.fail_creating("");
+  commit_many(*p, "k", 30);
+  EXPECT_TRUE(p->maintenance());  // a later retry succeeded
+  EXPECT_LT(disk.durable_content("/game.prefs").size(), 400u);
+}
+
+TEST(StoreFilesModel, ASecondDamageKeepsTheFirstCopy) {
+  // Regression: a second damage overwrote NAME.damaged.
+  using test_support::commit_record;
+  const std::string good = test_support::store_header() + commit_record(0, {{false, "a", 3, "1"}}, 1);
+  auto damaged = [&](const std::string& marker) {
+    return good + commit_record(1, {{false, "b", 3, marker}}) + commit_record(2, {{false, "c", 3, marker}});
+  };
+  test_support::fault_fs disk;
+  std::vector<std::string> copies;
+  for (const std::string marker : {"first", "second", "third"}) {
+    std::string content = damaged(marker);
+    content[good.size() + 10] ^= 1;  // inside the second record's payload; a third follows
+    disk.plant("/game.prefs", content);
+    auto p = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk));
+    ASSERT_TRUE(p);
+    copies.push_back(p->recovery().damaged_copy);
+    EXPECT_EQ(disk.durable_content(copies.back()), content);
+  }
+  EXPECT_EQ(copies,
+            (std::vector<std::string>{"/game.prefs.damaged", "/game.prefs.damaged-2", "/game.prefs.damaged-3"}));
+  std::string first = damaged("first");
+  first[good.size() + 10] ^= 1;
+  EXPECT_EQ(disk.durable_content("/game.prefs.damaged"), first);
+}
+
+TEST_F(StoreFiles, LinksPlantedWhereTemporaryFilesGoAreNotFollowed) {
+  // Regression: NAME.tmp and NAME.damaged.tmp were opened following symbolic links, with
+  // O_TRUNC: a planted link made savekit overwrite another file.
+  spit(path("victim"), "not yours");
+  fs::create_symlink(path("victim"), path("game.prefs.tmp"));
+  fs::create_symlink(path("victim"), path("game.prefs.damaged.tmp"));
+  {
+    auto p = savekit::prefs::open(path("game.prefs"), compact_often);  // creating writes through .tmp
+    ASSERT_TRUE(p) << p.error().to_string();
+    commit_many(*p, "k", 10);  // and so does compaction
+  }
+  std::string content = slurp(path("game.prefs"));
+  spit(path("game.prefs"),
+       content + test_support::commit_record(1000, {}) + "xx" + test_support::commit_record(1001, {}));
+  auto p = savekit::prefs::open(path("game.prefs"));  // damage: a copy through .damaged.tmp
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->recovery().damaged_copy.empty());
+  EXPECT_EQ(slurp(path("victim")), "not yours");
+  EXPECT_EQ(p->get_string("k"), std::string(40, static_cast<char>('a' + 9 % 26)));
+}
+
+TEST_F(StoreFiles, RewritesKeepTheStoresPermissions) {
+  // Regression: compaction and recovery reset a 0600 store (and its damaged copy) to 0644.
+  { ASSERT_TRUE(savekit::prefs::open(path("game.prefs"))); }
+  fs::permissions(path("game.prefs"), fs::perms::owner_read | fs::perms::owner_write);
+  {
+    auto p = savekit::prefs::open(path("game.prefs"), compact_often);
+    ASSERT_TRUE(p);
+    commit_many(*p, "k", 20);
+    EXPECT_TRUE(p->maintenance());
+  }
+  EXPECT_EQ(mode_of(path("game.prefs")), 0600u);
+  std::string content = slurp(path("game.prefs"));
+  spit(path("game.prefs"),
+       content + test_support::commit_record(1000, {}) + "xx" + test_support::commit_record(1001, {}));
+  auto p = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(p);
+  ASSERT_FALSE(p->recovery().damaged_copy.empty());
+  EXPECT_EQ(mode_of(p->recovery().damaged_copy), 0600u);
+  EXPECT_EQ(mode_of(path("game.prefs")), 0600u);
+}
+
+TEST_F(StoreFiles, ReadOnlyOpensCreateNothing) {
+  // Regression: read-only opens created NAME.lock (so they failed in a read-only folder,
+  // or on a lock file of another user), and `savekit list /dev/null` created /dev/null.lock.
+  {
+    auto p = savekit::prefs::open(path("game.prefs"));
+    ASSERT_TRUE(p->set_int("level", 3));
+    ASSERT_TRUE(p->save());
+  }
+  fs::remove(path("game.prefs.lock"));
+  const auto before = names_in(dir_.path());
+  {
+    auto a = savekit::prefs::open(path("game.prefs"), {.read_only = true});
+    auto b = savekit::prefs::open(path("game.prefs"), {.read_only = true});  // readers share
+    ASSERT_TRUE(a) << a.error().to_string();
+    ASSERT_TRUE(b) << b.error().to_string();
+    EXPECT_EQ(a->get_int("level"), 3);
+    auto missing = savekit::prefs::open(path("missing/none.prefs"), {.read_only = true});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code(), errc::not_found);
+    auto check = savekit::check_store_file(path("game.prefs").string());
+    ASSERT_TRUE(check);
+    EXPECT_TRUE(check->header_ok);
+  }
+  EXPECT_EQ(names_in(dir_.path()), before);
+  // With a writer present, a reader is told so instead of reading a commit in progress.
+  auto writer = savekit::prefs::open(path("game.prefs"));
+  ASSERT_TRUE(writer);
+  auto reader = savekit::prefs::open(path("game.prefs"), {.read_only = true});
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().code(), errc::locked);
+  auto check = savekit::check_store_file(path("game.prefs").string());
+  ASSERT_FALSE(check);
+  EXPECT_EQ(check.error().code(), errc::locked);
+#if !defined(__EMSCRIPTEN__)
+  auto null = savekit::prefs::open("/dev/null", {.read_only = true});
+  ASSERT_FALSE(null);
+  EXPECT_EQ(null.error().code(), errc::invalid_path);
+  EXPECT_FALSE(fs::exists("/dev/null.lock"));
+#endif
+}
+
+TEST_F(StoreFiles, WhatCannotBeAStoreIsRefusedWithoutCreatingAnything) {
+  // Regression: a FIFO hung the open, /dev/zero grew memory without bound, an 8 GiB sparse
+  // file aborted with bad_alloc, and empty paths or trailing slashes left stray files.
+  fs::current_path(dir_.path());
+  for (const std::string& bad : {std::string{}, std::string{"saves/"}, std::string{"saves/."}, std::string{"saves/.."},
+                                 dir_.path().string() + "/"}) {
+    auto p = savekit::prefs::open(bad);
+    ASSERT_FALSE(p) << "'" << bad << "'";
+    EXPECT_EQ(p.error().code(), errc::invalid_path) << p.error().to_string();
+  }
+  EXPECT_TRUE(names_in(dir_.path()).empty());
+  fs::create_directory(path("folder"));
+  auto folder = savekit::prefs::open(path("folder"));
+  ASSERT_FALSE(folder);
+  EXPECT_EQ(folder.error().code(), errc::invalid_path) << folder.error().to_string();
+#if !defined(__EMSCRIPTEN__)  // no FIFOs or devices under node
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0644), 0);
+  for (bool read_only : {false, true}) {
+    auto fifo = savekit::prefs::open(path("fifo"), {.read_only = read_only});
+    ASSERT_FALSE(fifo);
+    EXPECT_EQ(fifo.error().code(), errc::invalid_path) << fifo.error().to_string();
+  }
+  auto zero = savekit::prefs::open("/dev/zero", {.read_only = true});
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().code(), errc::invalid_path);
+#endif
+  // A sparse file far beyond the limit: refused from its size, nothing read.
+  { std::ofstream sparse(path("huge.prefs")); }
+  fs::resize_file(path("huge.prefs"), std::uintmax_t{8} << 30);
+  auto huge = savekit::prefs::open(path("huge.prefs"));
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().code(), errc::store_too_large) << huge.error().to_string();
+  auto check = savekit::check_store_file(path("huge.prefs").string());
+  ASSERT_FALSE(check);
+  EXPECT_EQ(check.error().code(), errc::store_too_large);
+  fs::current_path(fs::temp_directory_path());
+}
+
+TEST(StoreFilesModel, NewFoldersAreDurableBeforeTheFirstSaveIsAcknowledged) {
+  // Regression: a folder created for a new store was never synced into its parent, so a
+  // power cut right after the first save could lose the folder and the save with it.
+  test_support::fault_fs disk;
+  {
+    auto p = savekit::prefs::open(savekit::make_file_backend("/home/player/saves/game.prefs", disk));
+    ASSERT_TRUE(p) << p.error().to_string();
+    ASSERT_TRUE(p->set_int("level", 2));
+    ASSERT_TRUE(p->save());
+  }
+  disk.power_cut();
+  auto p = savekit::prefs::open(savekit::make_file_backend("/home/player/saves/game.prefs", disk));
+  ASSERT_TRUE(p) << p.error().to_string();
+  EXPECT_EQ(p->get_int("level"), 2);
+}
+
+TEST(StoreFilesModel, CommitsStayWithinTheStoreSizeLimit) {
+  // Regression: a commit (or compaction) over 4 GiB wrapped the 32-bit record length and
+  // the store reopened empty. Every commit now fits the store's limit or is refused.
+  test_support::fault_fs disk;
+  const savekit::file_backend_options small{.compact_min_bytes = 1 << 20, .max_store_bytes = 4096};
+  auto p = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk, small));
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->set_string("a", std::string(1500, 'a')));
+  ASSERT_TRUE(p->save());
+  ASSERT_TRUE(p->set_string("a", std::string(1500, 'b')));
+  ASSERT_TRUE(p->save());
+  // The log would pass 4096 bytes: the commit is written as a whole new file instead.
+  ASSERT_TRUE(p->set_string("a", std::string(1500, 'c')));
+  ASSERT_TRUE(p->save());
+  EXPECT_LE(disk.durable_content("/game.prefs").size(), 4096u);
+  // Live data beyond the limit: refused, nothing lost, the change still pending.
+  ASSERT_TRUE(p->set_string("b", std::string(3000, 'd')));
+  auto refused = p->save();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), errc::store_too_large) << refused.error().to_string();
+  EXPECT_TRUE(p->has_pending_changes());
+  ASSERT_TRUE(p->delete_key("a"));
+  ASSERT_TRUE(p->save());
+  p = savekit::error{errc::ok, 0, ""};
+  auto reopened = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk, small));
+  ASSERT_TRUE(reopened);
+  EXPECT_FALSE(reopened->has_key("a"));
+  EXPECT_EQ(reopened->get_string("b"), std::string(3000, 'd'));
+  // A file beyond the limit is refused at open.
+  reopened = savekit::error{errc::ok, 0, ""};
+  auto strict = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk, {.max_store_bytes = 1000}));
+  ASSERT_FALSE(strict);
+  EXPECT_EQ(strict.error().code(), errc::store_too_large);
+}
