@@ -5,15 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 #include "seed_types.hpp"
 
 namespace {
 std::atomic<long> allocations{0};
-}
+std::atomic<std::size_t> largest_allocation{0};
+}  // namespace
 
 // The replacements pair malloc with free; g++ cannot see that through inlined new/delete.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -22,6 +25,9 @@ std::atomic<long> allocations{0};
 
 void* operator new(std::size_t size) {
   allocations.fetch_add(1, std::memory_order_relaxed);
+  for (std::size_t seen = largest_allocation.load();
+       size > seen && !largest_allocation.compare_exchange_weak(seen, size);) {
+  }
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   std::abort();
 }
@@ -86,4 +92,33 @@ TEST(Allocations, CounterSeesAllocations) {
   auto fresh = savekit::from_json<seeds::SaveGame>(savekit::to_json(seeds::seed_save_game()));
   EXPECT_TRUE(fresh);
   EXPECT_GT(allocations.load() - before, 0);
+}
+
+TEST(Allocations, AnArrayHeaderAloneReservesLittle) {
+  // Regression: a MessagePack array header made the reader allocate count x element size
+  // before reading any element: 250 KB of input asked for 2 GB (and bad_alloc aborted).
+  struct Big {
+    std::array<std::uint64_t, 1024> words;  // 8 KiB
+  };
+  const std::uint32_t count = 250000;
+  std::vector<std::byte> input = {std::byte{0xdd}, std::byte(count >> 24), std::byte((count >> 16) & 0xff),
+                                  std::byte((count >> 8) & 0xff), std::byte(count & 0xff)};
+  input.resize(input.size() + count, std::byte{0xc1});  // every "element" is invalid
+  largest_allocation = 0;
+  auto read = savekit::from_msgpack<std::vector<Big>>(input);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), savekit::errc::invalid_msgpack);
+  EXPECT_LE(largest_allocation.load(), std::size_t{2} << 20);
+  // Real elements are read, of course: 300 of them, the array grown as they arrive.
+  std::vector<std::byte> three_hundred = {std::byte{0xdc}, std::byte{0x01}, std::byte{0x2c}};
+  for (int i = 0; i < 300; ++i) {
+    three_hundred.push_back(std::byte{0x91});  // Big as a compact array of one field...
+    three_hundred.push_back(std::byte{0xdc});  // ...which is an array16 of 1024 zeros
+    three_hundred.push_back(std::byte{0x04});
+    three_hundred.push_back(std::byte{0x00});
+    three_hundred.insert(three_hundred.end(), 1024, std::byte{0x00});
+  }
+  auto many = savekit::from_msgpack<std::vector<Big>>(three_hundred);
+  ASSERT_TRUE(many) << many.error().to_string();
+  EXPECT_EQ(many->size(), 300u);
 }

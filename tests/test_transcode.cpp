@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -87,7 +91,27 @@ TEST(Transcode, BinaryBecomesBase64AndIntegerKeysBecomeStrings) {
   EXPECT_EQ(*savekit::msgpack_to_json(bytes({0xc4, 0x02, 0x00, 0xff})), R"("AP8=")");
   EXPECT_EQ(*savekit::msgpack_to_json(savekit::to_msgpack(std::map<int, bool>{{-3, true}, {4, false}})),
             R"({"-3":true,"4":false})");
-  EXPECT_EQ(*savekit::msgpack_to_json(bytes({0xca, 0x3d, 0xcc, 0xcc, 0xcd})), "0.1");  // float32 0.1
+}
+
+TEST(Transcode, Float32IsPrintedAsTheDoubleItEquals) {
+  // Regression: float32 was printed with float-shortest digits (2^31 as 2147483600.0),
+  // which every double-based JSON reader takes for another number (the cross-implementation
+  // msgpack-test-suite failed 4 cases on this). strtod is the double reader here.
+  std::mt19937 rng(11);
+  std::vector<std::uint32_t> patterns = {0x4f000000u, 0x3dcccccdu, 0x00000001u, 0x7f7fffffu, 0x80800000u, 0x3f800001u};
+  for (int i = 0; i < 2000; ++i) patterns.push_back(static_cast<std::uint32_t>(rng()));
+  for (std::uint32_t pattern : patterns) {
+    float f = 0;
+    std::memcpy(&f, &pattern, 4);
+    if (!std::isfinite(f)) continue;
+    auto text = savekit::msgpack_to_json(
+        bytes({0xca, static_cast<std::uint8_t>(pattern >> 24), static_cast<std::uint8_t>(pattern >> 16),
+               static_cast<std::uint8_t>(pattern >> 8), static_cast<std::uint8_t>(pattern)}));
+    ASSERT_TRUE(text);
+    EXPECT_EQ(std::strtod(text->c_str(), nullptr), static_cast<double>(f)) << *text << " for " << pattern;
+  }
+  EXPECT_EQ(std::strtod(savekit::msgpack_to_json(bytes({0xca, 0x4f, 0x00, 0x00, 0x00}))->c_str(), nullptr),
+            2147483648.0);
 }
 
 TEST(Transcode, PrettyOutput) {

@@ -48,12 +48,12 @@ struct raw_json {
 };
 
 struct json_options {
-  bool pretty = false;                 // newlines and indentation
-  bool skip_null_members = false;      // leave out struct members that are empty optionals or null pointers
-  std::uint8_t indent_width = 2;       // spaces per level when pretty
-  bool error_on_unknown_keys = false;  // an input key the struct lacks is errc::unknown_key
-  bool error_on_missing_keys = false;  // a struct member absent from the input is errc::missing_key
-  std::uint32_t max_depth = 256;       // deeper nesting is errc::depth_exceeded
+  bool pretty = false;                          // newlines and indentation
+  bool skip_null_members = false;               // leave out struct members that are empty optionals or null pointers
+  std::uint8_t indent_width = 2;                // spaces per level when pretty
+  bool error_on_unknown_keys = false;           // an input key the struct lacks is errc::unknown_key
+  bool error_on_missing_keys = false;           // a struct member absent from the input is errc::missing_key
+  std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
 };
 
 namespace detail {
@@ -63,10 +63,29 @@ inline constexpr bool always_false = false;
 
 // ---- writer -----------------------------------------------------------------------------
 
-struct json_writer {
+// Writes JSON into a caller's string. A Checked writer also counts nesting against
+// options.max_depth (for types that contain themselves; other types are bounded at compile time).
+template <bool Checked>
+struct basic_json_writer {
   output<std::string> out;
   const json_options& options;
   int level = 0;
+  std::uint32_t depth = 0;
+  bool too_deep = false;
+
+  // One more level of nesting: false (and nothing more is written) past max_depth.
+  SAVEKIT_ALWAYS_INLINE bool enter() {
+    if constexpr (Checked) {
+      if (++depth > options.max_depth) {
+        too_deep = true;
+        return false;
+      }
+    }
+    return true;
+  }
+  SAVEKIT_ALWAYS_INLINE void leave() {
+    if constexpr (Checked) --depth;
+  }
 
   void newline() {
     if (!options.pretty) return;
@@ -96,18 +115,19 @@ struct json_writer {
       out.put(':');
   }
 };
+using json_writer = basic_json_writer<false>;
 
-template <class T>
-void write_json(json_writer& w, const T& value);
+template <class W, class T>
+void write_json(W& w, const T& value);
 
-template <class Int>
-SAVEKIT_ALWAYS_INLINE void write_json_integer(json_writer& w, Int value) {
+template <class W, class Int>
+SAVEKIT_ALWAYS_INLINE void write_json_integer(W& w, Int value) {
   char* p = w.out.reserve(24);
   w.out.advance(static_cast<std::size_t>(write_integer(p, value) - p));
 }
 
-template <class Float>
-void write_json_float(json_writer& w, Float value) {
+template <class W, class Float>
+void write_json_float(W& w, Float value) {
   if (!std::isfinite(value)) {
     w.out.append_literal("null");  // JSON has no NaN or infinity
     return;
@@ -116,8 +136,9 @@ void write_json_float(json_writer& w, Float value) {
   w.out.advance(static_cast<std::size_t>(write_float(p, value) - p));
 }
 
-template <class Range>
-void write_json_array(json_writer& w, const Range& range) {
+template <class W, class Range>
+void write_json_array(W& w, const Range& range) {
+  if (!w.enter()) return;
   w.open('[');
   bool first = true;
   for (const auto& element : range) {
@@ -126,10 +147,11 @@ void write_json_array(json_writer& w, const Range& range) {
     write_json(w, element_value(element));
   }
   w.close(']', first);
+  w.leave();
 }
 
-template <class Key>
-void write_json_key(json_writer& w, const Key& key) {
+template <class W, class Key>
+void write_json_key(W& w, const Key& key) {
   if constexpr (std::is_same_v<Key, std::string>) {
     write_json_string(w.out, key.data(), key.size());
   } else if constexpr (std::is_integral_v<Key>) {
@@ -167,9 +189,10 @@ bool is_null_member(const M& member) {
     return false;
 }
 
-template <class T>
-void write_json_struct(json_writer& w, const T& value) {
+template <class W, class T>
+void write_json_struct(W& w, const T& value) {
   using R = reflection<T>;
+  if (!w.enter()) return;
   if (!w.options.pretty && !w.options.skip_null_members) {
     w.out.put('{');
     [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -178,6 +201,7 @@ void write_json_struct(json_writer& w, const T& value) {
     }
     (std::make_index_sequence<R::size>{});
     w.out.put('}');
+    w.leave();
     return;
   }
   w.open('{');
@@ -197,10 +221,11 @@ void write_json_struct(json_writer& w, const T& value) {
   }
   (std::make_index_sequence<R::size>{});
   w.close('}', first);
+  w.leave();
 }
 
-template <class T>
-void write_json(json_writer& w, const T& value) {
+template <class W, class T>
+void write_json(W& w, const T& value) {
   if constexpr (std::is_same_v<T, raw_json>) {
     if (value.text.empty())
       w.out.append_literal("null");
@@ -244,13 +269,16 @@ void write_json(json_writer& w, const T& value) {
     else
       w.out.append_literal("null");
   } else if constexpr (is_specialization_v<T, std::variant>) {
+    if (!w.enter()) return;
     w.open('[');
     w.separator(true);
     write_json_integer(w, value.index());
     w.separator(false);
     std::visit([&](const auto& alternative) { write_json(w, alternative); }, value);
     w.close(']', false);
+    w.leave();
   } else if constexpr (is_tuple_like<T>) {
+    if (!w.enter()) return;
     w.open('[');
     std::apply(
         [&](const auto&... element) {
@@ -259,7 +287,9 @@ void write_json(json_writer& w, const T& value) {
         },
         value);
     w.close(']', std::tuple_size_v<T> == 0);
+    w.leave();
   } else if constexpr (is_map<T>) {
+    if (!w.enter()) return;
     w.open('{');
     bool first = true;
     for (const auto& [key, mapped] : value) {
@@ -270,6 +300,7 @@ void write_json(json_writer& w, const T& value) {
       write_json(w, mapped);
     }
     w.close('}', first);
+    w.leave();
   } else if constexpr (is_reflected<T>) {
     static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
     write_json_struct(w, value);
@@ -287,69 +318,6 @@ struct json_reader {
 
 template <class T>
 bool read_json(json_reader& r, T& value);
-
-// The input holds a value of another kind than the target wants.
-inline bool json_mismatch(json_cursor& c, const char* expected) {
-  char first = *c.p;
-  bool starts_value = first == '"' || first == '{' || first == '[' || first == 't' || first == 'f' || first == 'n' ||
-                      first == '-' || (first >= '0' && first <= '9');
-  if (!starts_value) return c.fail(errc::syntax_error, c.p, "expected a value");
-  return c.fail(errc::type_mismatch, c.p, expected);
-}
-
-template <class Int>
-SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
-  // Works on local copies of the cursor: stores through char pointers could alias it.
-  const char* start = c.p;
-  const char* p = start;
-  const char* end = c.end;
-  bool negative = *p == '-';
-  if (negative && ++p == end) return c.fail_end();
-  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q) - '0'); };
-  if (digit_at(p) >= 10) {
-    if (negative) return c.fail(errc::invalid_number, start, "invalid number");
-    return json_mismatch(c, "expected an integer");
-  }
-  std::uint64_t magnitude = 0;
-  if (*p == '0') {
-    ++p;
-    if (p < end && digit_at(p) < 10) return c.fail(errc::invalid_number, start, "leading zero in number");
-  } else {
-    // 19 digits always fit in 64 bits; only longer numbers need overflow checks.
-    const char* fast_end = end - p > 19 ? p + 19 : end;
-    do {
-      magnitude = magnitude * 10 + digit_at(p);
-      ++p;
-    } while (p < fast_end && digit_at(p) < 10);
-    for (; p < end && digit_at(p) < 10; ++p) {
-      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) ||
-          __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
-        bool integral = false;
-        if (!c.scan_number(integral)) return false;
-        return c.fail(errc::number_out_of_range, start, "integer out of range");
-      }
-    }
-  }
-  if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
-    bool integral = false;
-    if (!c.scan_number(integral)) return false;
-    return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
-  }
-  if constexpr (std::is_signed_v<Int>) {
-    using U = std::make_unsigned_t<Int>;
-    auto limit = static_cast<std::uint64_t>(static_cast<U>(std::numeric_limits<Int>::max())) + (negative ? 1 : 0);
-    if (magnitude > limit) return c.fail(errc::number_out_of_range, start, "integer out of range");
-    value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
-  } else {
-    if (negative && magnitude != 0)
-      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
-    if (magnitude > std::numeric_limits<Int>::max())
-      return c.fail(errc::number_out_of_range, start, "integer out of range");
-    value = static_cast<Int>(magnitude);
-  }
-  c.p = p;
-  return true;
-}
 
 template <class Float>
 bool read_json_float(json_cursor& c, Float& value) {
@@ -498,9 +466,7 @@ bool read_json_map(json_reader& r, Map& map) {
     if constexpr (std::is_same_v<Key, std::string>) {
       key.assign(text.data(), text.size());
     } else if constexpr (std::is_integral_v<Key>) {
-      json_cursor number{text, 1};
-      if (text.empty() || !read_json_integer(number, key) || number.p != number.end)
-        return c.fail(errc::type_mismatch, key_at, "expected an integer key");
+      if (!integer_key_from_text(text, key)) return c.fail(errc::type_mismatch, key_at, "expected an integer key");
     } else {
       static_assert(always_false<Key>, "map keys must be std::string or integers");
     }
@@ -694,7 +660,7 @@ bool read_json(json_reader& r, T& value) {
       value.reset();
       return c.literal("null", 4);
     }
-    return read_json(r, emplace_if_empty(value));
+    return read_json(r, object_to_read_into(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     return read_json_variant(r, value);
   } else if constexpr (is_tuple_like<T>) {
@@ -712,17 +678,37 @@ bool read_json(json_reader& r, T& value) {
 }  // namespace detail
 
 // Writes value as JSON into out, replacing its content and reusing its capacity.
+// Returns nothing — or, for a type that contains itself (a tree, a linked chain), a
+// status: errc::depth_exceeded when the value nests deeper than options.max_depth,
+// which the readers would refuse (out is then empty). What cannot be read back is not written.
 template <class T>
-void to_json(const T& value, std::string& out, json_options options = {}) {
-  detail::json_writer writer{detail::output<std::string>{out}, options};
-  detail::write_json(writer, value);
-  writer.out.finish();
+detail::write_result<T, void> to_json(const T& value, std::string& out, json_options options = {}) {
+  if constexpr (detail::depth_is_bounded<T>) {
+    static_assert(detail::nesting_depth<T>() <= default_max_depth,
+                  "this type nests deeper than the readers' default max_depth: it could not be read back");
+    detail::json_writer writer{detail::output<std::string>{out}, options};
+    detail::write_json(writer, value);
+    writer.out.finish();
+  } else {
+    detail::basic_json_writer<true> writer{detail::output<std::string>{out}, options};
+    detail::write_json(writer, value);
+    writer.out.finish();
+    if (writer.too_deep) {
+      out.clear();
+      return detail::too_deep_to_write(options.max_depth);
+    }
+    return {};
+  }
 }
 
 template <class T>
-std::string to_json(const T& value, json_options options = {}) {
+detail::write_result<T, std::string> to_json(const T& value, json_options options = {}) {
   std::string out;
-  to_json(value, out, options);
+  if constexpr (detail::depth_is_bounded<T>) {
+    to_json(value, out, options);
+  } else {
+    if (status written = to_json(value, out, options); !written) return std::move(written).error();
+  }
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "savekit/base64.hpp"
 #include "savekit/detail/bytes.hpp"
 #include "savekit/detail/json_text.hpp"
 #include "savekit/detail/msgpack_wire.hpp"
@@ -39,8 +40,8 @@ enum class msgpack_form : std::uint8_t {
 };
 
 struct msgpack_options {
-  msgpack_form form = msgpack_form::map;  // how structs are written; readers accept both
-  std::uint32_t max_depth = 256;          // deeper nesting is errc::depth_exceeded
+  msgpack_form form = msgpack_form::map;        // how structs are written; readers accept both
+  std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
 };
 
 namespace detail {
@@ -50,10 +51,29 @@ inline constexpr bool msgpack_always_false = false;
 
 // ---- writer -----------------------------------------------------------------------------
 
-template <class Container>
+// A Checked writer also counts nesting against max_depth (for types that contain
+// themselves; other types are bounded at compile time).
+template <class Container, bool Checked = false>
 struct msgpack_typed_writer {
   msgpack_writer<Container> wire;
   msgpack_form form;
+  std::uint32_t max_depth = default_max_depth;
+  std::uint32_t depth = 0;
+  bool too_deep = false;
+
+  // One more level of nesting: false (and nothing more is written) past max_depth.
+  SAVEKIT_ALWAYS_INLINE bool enter() {
+    if constexpr (Checked) {
+      if (++depth > max_depth) {
+        too_deep = true;
+        return false;
+      }
+    }
+    return true;
+  }
+  SAVEKIT_ALWAYS_INLINE void leave() {
+    if constexpr (Checked) --depth;
+  }
 };
 
 template <class Writer, class T>
@@ -91,6 +111,7 @@ inline constexpr auto compact_slots = [] {
 template <class Writer, class T>
 void write_msgpack_struct(Writer& w, const T& value) {
   using R = reflection<T>;
+  if (!w.enter()) return;
   if (w.form == msgpack_form::map) {
     w.wire.map_header(R::size);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -109,6 +130,7 @@ void write_msgpack_struct(Writer& w, const T& value) {
     }
     (std::make_index_sequence<slots.size()>{});
   }
+  w.leave();
 }
 
 template <class Writer, class T>
@@ -134,28 +156,36 @@ void write_msgpack(Writer& w, const T& value) {
   } else if constexpr (is_byte_vector<T>) {
     w.wire.bin(value.data(), value.size());
   } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
+    if (!w.enter()) return;
     w.wire.array_header(std::size(value));
     for (const auto& element : value) write_msgpack(w, element_value(element));
+    w.leave();
   } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
     if (value)
       write_msgpack(w, *value);
     else
       w.wire.byte(mp::nil);
   } else if constexpr (is_specialization_v<T, std::variant>) {
+    if (!w.enter()) return;
     w.wire.array_header(2);
     w.wire.unsigned_integer(value.index());
     std::visit([&](const auto& alternative) { write_msgpack(w, alternative); }, value);
+    w.leave();
   } else if constexpr (is_tuple_like<T>) {
+    if (!w.enter()) return;
     w.wire.array_header(std::tuple_size_v<T>);
     std::apply([&](const auto&... element) { (write_msgpack(w, element), ...); }, value);
+    w.leave();
   } else if constexpr (is_map<T>) {
     static_assert(std::is_same_v<typename T::key_type, std::string> || std::is_integral_v<typename T::key_type>,
                   "map keys must be std::string or integers");
+    if (!w.enter()) return;
     w.wire.map_header(value.size());
     for (const auto& [key, mapped] : value) {
       write_msgpack(w, key);
       write_msgpack(w, mapped);
     }
+    w.leave();
   } else if constexpr (is_reflected<T>) {
     static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
     static_assert(keys_are_valid<T>(), "compact keys must be unique and within 0..4095");
@@ -262,6 +292,36 @@ template <class T>
 bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
   for (std::uint64_t i = 0; i < count; ++i) {
     if (!read_msgpack(c, container[i])) {
+      c.err.prepend_path(path_index(i));
+      return false;
+    }
+  }
+  return true;
+}
+
+// The elements of a sequence of count elements. Existing elements are read into (reusing
+// their capacity); new ones are added as they arrive, after a reservation bounded by
+// max_reserved_bytes — a header's count alone (which may be a lie) never allocates
+// count × sizeof(element): memory follows the elements actually read.
+inline constexpr std::size_t max_reserved_bytes = std::size_t{1} << 20;
+
+template <class Sequence>
+bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
+  using Element = typename Sequence::value_type;
+  if (count <= sequence.size()) {
+    sequence.resize(static_cast<std::size_t>(count));
+    return read_msgpack_elements(c, sequence, count);
+  }
+  std::size_t existing = sequence.size();
+  if (!read_msgpack_elements(c, sequence, existing)) return false;
+  if constexpr (requires { sequence.reserve(std::size_t{}); }) {
+    constexpr std::uint64_t cap = max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
+    std::uint64_t wanted = count < existing + cap ? count : existing + cap;
+    if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
+  }
+  for (std::uint64_t i = existing; i < count; ++i) {
+    sequence.emplace_back();
+    if (!read_msgpack(c, sequence.back())) {
       c.err.prepend_path(path_index(i));
       return false;
     }
@@ -407,6 +467,26 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   return true;
 }
 
+// A map key. Integer keys may also come as decimal strings: MessagePack that went through
+// JSON (whose keys are strings) and back, as the JSON reader takes them.
+template <class Key>
+bool read_msgpack_map_key(msgpack_cursor& c, Key& key) {
+  if constexpr (std::is_integral_v<Key>) {
+    const unsigned char* at = c.p;
+    const unsigned char* data = nullptr;
+    std::uint64_t length = 0;
+    char kind = 0;
+    if (c.string_or_binary(data, length, kind)) {
+      std::string_view text(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+      if (kind != 's' || !integer_key_from_text(text, key))
+        return c.fail(errc::type_mismatch, at, "expected an integer key");
+      return true;
+    }
+    if (kind != 0) return false;
+  }
+  return read_msgpack(c, key);
+}
+
 template <class Map>
 bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   using Key = typename Map::key_type;
@@ -420,7 +500,7 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   for (std::uint64_t entry = 0; entry < count; ++entry) {
     if (!c.more()) return false;
     Key key{};
-    if (!read_msgpack(c, key)) return false;
+    if (!read_msgpack_map_key(c, key)) return false;
     if (!c.more()) return false;
     auto [it, inserted] = map.try_emplace(std::move(key));
     if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
@@ -480,6 +560,17 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
       return kind != 0
                  ? false
                  : msgpack_mismatch(c, std::is_same_v<T, std::string> ? "expected a string" : "expected binary data");
+    if constexpr (is_byte_vector<T>) {
+      if (kind == 's') {
+        // A str where binary data belongs: MessagePack that went through JSON (where bytes
+        // are Base64 text) and back. Decoded as the JSON reader and the transcoder do.
+        std::string_view text(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+        std::size_t offset = 0;
+        errc code = base64_decode_to(text, value, base64_alphabet::standard, offset);
+        if (code != errc::ok) return c.fail(code, data + offset, base64_error_message(code));
+        return true;
+      }
+    }
     value.resize(static_cast<std::size_t>(length));
     if (length != 0) std::memcpy(value.data(), data, static_cast<std::size_t>(length));
     return true;
@@ -508,9 +599,8 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
         }
         value[i] = element;
       }
-    } else {
-      value.resize(static_cast<std::size_t>(count));  // safe: count <= remaining input bytes
-      if (!read_msgpack_elements(c, value, count)) return false;
+    } else if (!read_msgpack_sequence_elements(c, value, count)) {
+      return false;
     }
     c.leave();
     return true;
@@ -519,7 +609,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
       value.reset();
       return true;
     }
-    return read_msgpack(c, emplace_if_empty(value));
+    return read_msgpack(c, object_to_read_into(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     constexpr std::size_t n = std::variant_size_v<T>;
     const unsigned char* start = c.p;
@@ -575,27 +665,54 @@ inline std::span<const std::byte> as_byte_span(std::string_view text) {
 
 }  // namespace detail
 
+namespace detail {
+
+// Writes value into out (a std::vector<std::byte> or a std::string's bytes); see to_msgpack.
+template <class T, class Container>
+write_result<T, void> write_msgpack_to(const T& value, Container& out, const msgpack_options& options) {
+  if constexpr (depth_is_bounded<T>) {
+    static_assert(nesting_depth<T>() <= default_max_depth,
+                  "this type nests deeper than the readers' default max_depth: it could not be read back");
+    msgpack_typed_writer<Container> writer{{output<Container>{out}}, options.form};
+    write_msgpack(writer, value);
+    writer.wire.out.finish();
+  } else {
+    msgpack_typed_writer<Container, true> writer{{output<Container>{out}}, options.form, options.max_depth};
+    write_msgpack(writer, value);
+    writer.wire.out.finish();
+    if (writer.too_deep) {
+      out.clear();
+      return too_deep_to_write(options.max_depth);
+    }
+    return {};
+  }
+}
+
+}  // namespace detail
+
 // Writes value as MessagePack into out, replacing its content and reusing its capacity.
+// Returns nothing — or, for a type that contains itself (a tree, a linked chain), a
+// status: errc::depth_exceeded when the value nests deeper than options.max_depth,
+// which the readers would refuse (out is then empty). What cannot be read back is not written.
 template <class T>
-void to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
-  detail::msgpack_typed_writer<std::vector<std::byte>> writer{{detail::output<std::vector<std::byte>>{out}},
-                                                              options.form};
-  detail::write_msgpack(writer, value);
-  writer.wire.out.finish();
+detail::write_result<T, void> to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
+  return detail::write_msgpack_to(value, out, options);
 }
 
 // The same into a std::string's bytes (the store keeps values in strings).
 template <class T>
-void to_msgpack(const T& value, std::string& out, msgpack_options options = {}) {
-  detail::msgpack_typed_writer<std::string> writer{{detail::output<std::string>{out}}, options.form};
-  detail::write_msgpack(writer, value);
-  writer.wire.out.finish();
+detail::write_result<T, void> to_msgpack(const T& value, std::string& out, msgpack_options options = {}) {
+  return detail::write_msgpack_to(value, out, options);
 }
 
 template <class T>
-std::vector<std::byte> to_msgpack(const T& value, msgpack_options options = {}) {
+detail::write_result<T, std::vector<std::byte>> to_msgpack(const T& value, msgpack_options options = {}) {
   std::vector<std::byte> out;
-  to_msgpack(value, out, options);
+  if constexpr (detail::depth_is_bounded<T>) {
+    to_msgpack(value, out, options);
+  } else {
+    if (status written = to_msgpack(value, out, options); !written) return std::move(written).error();
+  }
   return out;
 }
 

@@ -63,6 +63,12 @@ class store_mutex {
 
 }  // namespace detail
 
+// Limits for objects stored in a prefs store: set() refuses a value nesting deeper than
+// max_depth (it could not be read back with the same limit), get() reads with it.
+struct object_options {
+  std::uint32_t max_depth = default_max_depth;
+};
+
 // How set(key, object, format) encodes an object.
 enum class format : std::uint8_t {
   msgpack,          // MessagePack map form (default): survives schema changes
@@ -103,12 +109,12 @@ class prefs {
 
   // ---- whole objects ----
   template <class T>
-  status set(std::string_view key, const T& value, format encoding = format::msgpack);
+  status set(std::string_view key, const T& value, format encoding = format::msgpack, object_options options = {});
   template <class T>
-  result<T> get(std::string_view key) const;
+  result<T> get(std::string_view key, object_options options = {}) const;
   // Reads into an existing object, reusing its capacity.
   template <class T>
-  status get_into(std::string_view key, T& into) const;
+  status get_into(std::string_view key, T& into, object_options options = {}) const;
 
   // ---- keys ----
   bool has_key(std::string_view key) const;
@@ -203,25 +209,43 @@ class prefs {
 // ---- templates -----------------------------------------------------------------------------
 
 template <class T>
-status prefs::set(std::string_view key, const T& value, format encoding) {
+status prefs::set(std::string_view key, const T& value, format encoding, object_options options) {
   if (status valid = check_key(key); !valid) return valid;
+  if constexpr (detail::depth_is_bounded<T>) {
+    if (detail::nesting_depth<T>() > options.max_depth)
+      return error{errc::depth_exceeded, 0, detail::too_deep_to_write(options.max_depth).message(), std::string{key}};
+  }
   std::lock_guard lock(state_->mutex);
   // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
   // value if the new one is refused, and buffers are reused in both directions.
   std::string& buffer = state_->scratch;
   value_type type = value_type::msgpack;
+  status encoded;  // only a type that contains itself can fail to encode (too deep)
   switch (encoding) {
     case format::json:
-      savekit::to_json(value, buffer);
+      if constexpr (detail::depth_is_bounded<T>)
+        savekit::to_json(value, buffer, {.max_depth = options.max_depth});
+      else
+        encoded = savekit::to_json(value, buffer, {.max_depth = options.max_depth});
       type = value_type::json;
       break;
     case format::msgpack_compact:
-      savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact});
+      if constexpr (detail::depth_is_bounded<T>)
+        savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
+      else
+        encoded = savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
       type = value_type::msgpack_compact;
       break;
     case format::msgpack:
-      savekit::to_msgpack(value, buffer, {.form = msgpack_form::map});
+      if constexpr (detail::depth_is_bounded<T>)
+        savekit::to_msgpack(value, buffer, {.form = msgpack_form::map, .max_depth = options.max_depth});
+      else
+        encoded = savekit::to_msgpack(value, buffer, {.form = msgpack_form::map, .max_depth = options.max_depth});
       break;
+  }
+  if (!encoded) {
+    error e = std::move(encoded).error();
+    return error{e.code(), e.offset(), e.message(), std::string{key}};
   }
   if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", std::string{key}};
   put_swap(key, type, buffer);
@@ -229,18 +253,18 @@ status prefs::set(std::string_view key, const T& value, format encoding) {
 }
 
 template <class T>
-status prefs::get_into(std::string_view key, T& into) const {
+status prefs::get_into(std::string_view key, T& into, object_options options) const {
   std::lock_guard lock(state_->mutex);
   const entry* found = find(key);
   if (!found) return error{errc::not_found, 0, "no entry under this key", std::string{key}};
   status decoded;
   switch (found->type) {
     case value_type::json:
-      decoded = savekit::from_json(found->bytes, into);
+      decoded = savekit::from_json(found->bytes, into, {.max_depth = options.max_depth});
       break;
     case value_type::msgpack:
     case value_type::msgpack_compact:
-      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into);
+      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into, {.max_depth = options.max_depth});
       break;
     default:
       return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",
@@ -255,9 +279,9 @@ status prefs::get_into(std::string_view key, T& into) const {
 }
 
 template <class T>
-result<T> prefs::get(std::string_view key) const {
+result<T> prefs::get(std::string_view key, object_options options) const {
   result<T> out{std::in_place};
-  status read = get_into(key, *out);
+  status read = get_into(key, *out, options);
   if (!read) return std::move(read).error();
   return out;
 }

@@ -38,8 +38,13 @@
 #include <vector>
 
 #include "savekit/detail/visit_members.hpp"
+#include "savekit/error.hpp"
 
 namespace savekit {
+
+// How deeply values may nest by default, for readers and writers alike (json_options and
+// msgpack_options::max_depth): deeper input is errc::depth_exceeded instead of a stack overflow.
+inline constexpr std::uint32_t default_max_depth = 256;
 
 // ---- declarations ---------------------------------------------------------------------
 
@@ -420,20 +425,111 @@ bool adapter_from_wire(const Wire& wire, T& value) {
   }
 }
 
-// The object an optional or smart pointer holds, created (value-initialized) if there is none.
+// The object an optional or smart pointer holds, for a reader to read into: created
+// (value-initialized) if there is none. A shared_ptr whose object has other owners gets
+// a new object of its own — reading into the shared one would change it for the others
+// (an equipped item that is also in the inventory, an object the game still holds).
 template <class Holder>
-auto& emplace_if_empty(Holder& holder) {
-  if (!holder) {
-    using Element = std::remove_cvref_t<decltype(*holder)>;
+auto& object_to_read_into(Holder& holder) {
+  using Element = std::remove_cvref_t<decltype(*holder)>;
+  if constexpr (is_specialization_v<Holder, std::shared_ptr>) {
+    if (!holder || holder.use_count() > 1) holder = std::make_shared<Element>();
+  } else if (!holder) {
     if constexpr (is_specialization_v<Holder, std::optional>)
       holder.emplace();
-    else if constexpr (is_specialization_v<Holder, std::unique_ptr>)
-      holder = std::make_unique<Element>();
     else
-      holder = std::make_shared<Element>();
+      holder = std::make_unique<Element>();
   }
   return *holder;
 }
+
+// ---- nesting depth ----------------------------------------------------------------------
+
+// How deeply a type's values nest, counted as the readers count against max_depth: one
+// level for each struct, sequence, fixed array, map, variant and tuple on the way down.
+// Types that contain themselves (a tree of nodes, a linked chain) have no bound.
+inline constexpr std::uint32_t unbounded_depth = 0xFFFFFFFFu;
+
+// What an optional or a smart pointer holds.
+template <class T>
+struct held {
+  using type = typename T::value_type;
+};
+template <class T, class D>
+struct held<std::unique_ptr<T, D>> {
+  using type = T;
+};
+template <class T>
+struct held<std::shared_ptr<T>> {
+  using type = T;
+};
+
+consteval std::uint32_t one_deeper(std::uint32_t depth) { return depth == unbounded_depth ? depth : depth + 1; }
+
+template <class T, class... Visiting>
+consteval std::uint32_t nesting_depth();
+
+template <class... Types>
+struct deepest_of {
+  template <class... Visiting>
+  static consteval std::uint32_t in() {
+    std::uint32_t deepest = 0;
+    ((deepest = nesting_depth<Types, Visiting...>() > deepest ? nesting_depth<Types, Visiting...>() : deepest), ...);
+    return deepest;
+  }
+};
+
+template <class T, std::size_t... I>
+auto reflected_field_types(std::index_sequence<I...>)
+    -> deepest_of<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<T&>()))>...>;
+
+template <class T, class... Visiting>
+consteval std::uint32_t nesting_depth() {
+  if constexpr ((std::is_same_v<T, Visiting> || ...)) {
+    return unbounded_depth;  // T contains itself
+  } else if constexpr (has_adapter<T>) {
+    return nesting_depth<typename adapter<T>::wire_type, T, Visiting...>();
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || is_string<T> ||
+                       std::is_same_v<T, std::string_view> || is_byte_vector<T>) {
+    return 0;
+  } else if constexpr (std::is_array_v<T>) {
+    return one_deeper(nesting_depth<std::remove_cv_t<std::remove_extent_t<T>>, T, Visiting...>());
+  } else if constexpr (is_std_array<T> || is_sequence<T>) {
+    return one_deeper(nesting_depth<typename T::value_type, T, Visiting...>());
+  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
+    return nesting_depth<std::remove_cv_t<typename held<T>::type>, T, Visiting...>();
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return one_deeper([]<class... A>(std::variant<A...>*) {
+      return deepest_of<A...>::template in<T, Visiting...>();
+    }(static_cast<T*>(nullptr)));
+  } else if constexpr (is_tuple_like<T>) {
+    return one_deeper([]<template <class...> class Tuple, class... A>(Tuple<A...>*) {
+      return deepest_of<A...>::template in<T, Visiting...>();
+    }(static_cast<T*>(nullptr)));
+  } else if constexpr (is_map<T>) {
+    return one_deeper(nesting_depth<typename T::mapped_type, T, Visiting...>());
+  } else if constexpr (is_reflected<T>) {
+    using fields = decltype(reflected_field_types<T>(std::make_index_sequence<reflection<T>::size>{}));
+    return one_deeper(fields::template in<T, Visiting...>());
+  } else {
+    return 0;
+  }
+}
+
+// Whether writing a T can nest deeper than any limit (only types that contain themselves).
+template <class T>
+inline constexpr bool depth_is_bounded = nesting_depth<T>() != unbounded_depth;
+
+inline error too_deep_to_write(std::uint32_t max_depth) {
+  return error{errc::depth_exceeded, 0,
+               "the value nests deeper than max_depth (" + std::to_string(max_depth) +
+                   "): it could not be read back, so it is not written"};
+}
+
+// What a writer returns: nothing for a type of bounded depth (checked at compile time
+// against the readers' default limit), a status for a type that contains itself.
+template <class T, class Value>
+using write_result = std::conditional_t<depth_is_bounded<T>, Value, result<Value>>;
 
 // The name of an enum value from enum_names<E>, or an empty view.
 template <class E>

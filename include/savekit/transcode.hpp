@@ -5,7 +5,8 @@
 //   savekit::result<std::vector<std::byte>> again = savekit::json_to_msgpack(*text);
 //
 // MessagePack -> JSON: bin becomes a Base64 string (as std::vector<std::byte> does in
-// to_json), integer map keys become strings, float32 is printed with float precision.
+// to_json), integer map keys become strings, float32 is printed as the exact double it
+// equals (so a double-based JSON reader reads the same number).
 // Values JSON cannot hold are errors, not guesses: ext types, NaN/Infinity, strings that
 // are not UTF-8 (errc::unsupported_type / errc::invalid_utf8).
 // JSON -> MessagePack: integers that fit 64 bits become integers, other numbers float64,
@@ -102,7 +103,9 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
       auto bits = static_cast<std::uint32_t>(v);
       float f = 0;
       std::memcpy(&f, &bits, 4);
-      return transcode_float(c, w, f, at);
+      // Printed as the double it equals: float-shortest digits ("2147483600.0" for 2^31)
+      // name another number to every double-based JSON reader.
+      return transcode_float(c, w, static_cast<double>(f), at);
     }
     double d = 0;
     std::memcpy(&d, &v, 8);

@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "savekit/detail/config.hpp"
 #include "savekit/detail/output.hpp"
@@ -454,5 +456,77 @@ inline std::string path_key(std::string_view key) {
 }
 
 inline std::string path_index(std::size_t index) { return "[" + std::to_string(index) + "]"; }
+
+// The input holds a value of another kind than the target wants.
+inline bool json_mismatch(json_cursor& c, const char* expected) {
+  char first = *c.p;
+  bool starts_value = first == '"' || first == '{' || first == '[' || first == 't' || first == 'f' || first == 'n' ||
+                      first == '-' || (first >= '0' && first <= '9');
+  if (!starts_value) return c.fail(errc::syntax_error, c.p, "expected a value");
+  return c.fail(errc::type_mismatch, c.p, expected);
+}
+
+template <class Int>
+SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
+  // Works on local copies of the cursor: stores through char pointers could alias it.
+  const char* start = c.p;
+  const char* p = start;
+  const char* end = c.end;
+  bool negative = *p == '-';
+  if (negative && ++p == end) return c.fail_end();
+  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q) - '0'); };
+  if (digit_at(p) >= 10) {
+    if (negative) return c.fail(errc::invalid_number, start, "invalid number");
+    return json_mismatch(c, "expected an integer");
+  }
+  std::uint64_t magnitude = 0;
+  if (*p == '0') {
+    ++p;
+    if (p < end && digit_at(p) < 10) return c.fail(errc::invalid_number, start, "leading zero in number");
+  } else {
+    // 19 digits always fit in 64 bits; only longer numbers need overflow checks.
+    const char* fast_end = end - p > 19 ? p + 19 : end;
+    do {
+      magnitude = magnitude * 10 + digit_at(p);
+      ++p;
+    } while (p < fast_end && digit_at(p) < 10);
+    for (; p < end && digit_at(p) < 10; ++p) {
+      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) ||
+          __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
+        bool integral = false;
+        if (!c.scan_number(integral)) return false;
+        return c.fail(errc::number_out_of_range, start, "integer out of range");
+      }
+    }
+  }
+  if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
+    bool integral = false;
+    if (!c.scan_number(integral)) return false;
+    return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
+  }
+  if constexpr (std::is_signed_v<Int>) {
+    using U = std::make_unsigned_t<Int>;
+    auto limit = static_cast<std::uint64_t>(static_cast<U>(std::numeric_limits<Int>::max())) + (negative ? 1 : 0);
+    if (magnitude > limit) return c.fail(errc::number_out_of_range, start, "integer out of range");
+    value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
+  } else {
+    if (negative && magnitude != 0)
+      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
+    if (magnitude > std::numeric_limits<Int>::max())
+      return c.fail(errc::number_out_of_range, start, "integer out of range");
+    value = static_cast<Int>(magnitude);
+  }
+  c.p = p;
+  return true;
+}
+
+// A map key of integer type, from the text of a string key (JSON objects have only
+// string keys; MessagePack written through JSON carries them as strings too): the
+// whole text must be a JSON integer that fits Key.
+template <class Key>
+bool integer_key_from_text(std::string_view text, Key& key) {
+  json_cursor number{text, 1};
+  return !text.empty() && read_json_integer(number, key) && number.p == number.end;
+}
 
 }  // namespace savekit::detail

@@ -1,0 +1,205 @@
+// Ways the codecs lost data or brought it back wrong, each checked in both formats: values
+// written that could never be read back (nesting past the readers' limit), loads that
+// changed objects other owners share, and MessagePack that went through JSON for a hand
+// edit and no longer read back into its own type.
+#include <savekit/prefs.hpp>
+#include <savekit/savekit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+using savekit::errc;
+
+namespace {
+
+// A linked quest chain: a type that contains itself, so its depth has no bound.
+struct Quest {
+  std::string name;
+  std::unique_ptr<Quest> next;
+};
+
+Quest chain(int length) {
+  Quest first{"quest 0", nullptr};
+  Quest* last = &first;
+  for (int i = 1; i < length; ++i) {
+    last->next = std::make_unique<Quest>(Quest{"quest " + std::to_string(i), nullptr});
+    last = last->next.get();
+  }
+  return first;
+}
+
+int length_of(const Quest& q) {
+  int n = 1;
+  for (const Quest* p = q.next.get(); p; p = p->next.get()) ++n;
+  return n;
+}
+
+struct Item {
+  std::string name;
+  int power = 0;
+};
+
+struct Hero {
+  std::shared_ptr<Item> equipped;
+  std::vector<std::shared_ptr<Item>> inventory;
+};
+
+struct Inventory {
+  std::vector<std::byte> icon;
+  std::map<int, std::string> slots;
+  std::map<std::uint64_t, int> counts;
+};
+
+enum class codec { json, msgpack_map, msgpack_compact };
+
+class CodecSafety : public ::testing::TestWithParam<codec> {
+ protected:
+  // Writes with the codec under test; a failed write (too deep) becomes its error.
+  template <class T>
+  savekit::result<std::string> write(const T& value, std::uint32_t max_depth = savekit::default_max_depth) {
+    std::string out;
+    savekit::status written;
+    if (GetParam() == codec::json) {
+      if constexpr (savekit::detail::depth_is_bounded<T>)
+        savekit::to_json(value, out, {.max_depth = max_depth});
+      else
+        written = savekit::to_json(value, out, {.max_depth = max_depth});
+    } else {
+      auto form = GetParam() == codec::msgpack_map ? savekit::msgpack_form::map : savekit::msgpack_form::compact;
+      if constexpr (savekit::detail::depth_is_bounded<T>)
+        savekit::to_msgpack(value, out, {.form = form, .max_depth = max_depth});
+      else
+        written = savekit::to_msgpack(value, out, {.form = form, .max_depth = max_depth});
+    }
+    if (!written) return std::move(written).error();
+    return out;
+  }
+  template <class T>
+  savekit::status read(const std::string& text, T& into, std::uint32_t max_depth = savekit::default_max_depth) {
+    if (GetParam() == codec::json) return savekit::from_json(text, into, {.max_depth = max_depth});
+    return savekit::from_msgpack(text, into, {.max_depth = max_depth});
+  }
+};
+
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Codecs, CodecSafety,
+                         ::testing::Values(codec::json, codec::msgpack_map, codec::msgpack_compact));
+
+TEST_P(CodecSafety, WhatIsTooDeepToReadIsNotWritten) {
+  // Regression: a 300-step quest chain saved fine and could never be loaded (the readers
+  // stop at max_depth 256, the writers had no limit).
+  auto fits = write(chain(256));
+  ASSERT_TRUE(fits) << fits.error().to_string();
+  Quest back;
+  ASSERT_TRUE(read(*fits, back));
+  EXPECT_EQ(length_of(back), 256);
+
+  auto too_deep = write(chain(300));
+  ASSERT_FALSE(too_deep);
+  EXPECT_EQ(too_deep.error().code(), errc::depth_exceeded);
+  // With a higher limit on both sides it is written and read.
+  auto deeper = write(chain(300), 400);
+  ASSERT_TRUE(deeper);
+  EXPECT_EQ(read(*deeper, back).error().code(), errc::depth_exceeded);
+  ASSERT_TRUE(read(*deeper, back, 400));
+  EXPECT_EQ(length_of(back), 300);
+}
+
+TEST(CodecSafetyDepth, ValueReturningWritersReportTooDeepToo) {
+  EXPECT_EQ(savekit::to_json(chain(300)).error().code(), errc::depth_exceeded);
+  EXPECT_EQ(savekit::to_msgpack(chain(300)).error().code(), errc::depth_exceeded);
+  auto ok = savekit::to_json(chain(3));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(*ok, R"({"name":"quest 0","next":{"name":"quest 1","next":{"name":"quest 2","next":null}}})");
+  // Types of bounded depth keep returning their output directly: their depth is known.
+  static_assert(std::is_same_v<decltype(savekit::to_json(Item{})), std::string>);
+  static_assert(savekit::detail::nesting_depth<Hero>() == 3);  // Hero, the vector, Item
+  static_assert(!savekit::detail::depth_is_bounded<Quest>);
+}
+
+TEST(CodecSafetyDepth, TheStoreRefusesWhatItCouldNotReadBackAndReadsWithOptions) {
+  // Regression: prefs::set stored a chain too deep for prefs::get, which took no options.
+  auto p = savekit::prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p);
+  for (auto encoding : {savekit::format::msgpack, savekit::format::msgpack_compact, savekit::format::json}) {
+    std::string key = "chain" + std::to_string(static_cast<int>(encoding));
+    auto refused = p->set(key, chain(300), encoding);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code(), errc::depth_exceeded);
+    EXPECT_EQ(refused.error().path(), key);
+    EXPECT_FALSE(p->has_key(key));
+    ASSERT_TRUE(p->set(key, chain(300), encoding, {.max_depth = 400}));
+    EXPECT_EQ(p->get<Quest>(key).error().code(), errc::depth_exceeded);
+    auto back = p->get<Quest>(key, {.max_depth = 400});
+    ASSERT_TRUE(back);
+    EXPECT_EQ(length_of(*back), 300);
+    // A refused set leaves the entry as it was.
+    EXPECT_FALSE(p->set(key, chain(500), encoding, {.max_depth = 400}));
+    EXPECT_EQ(length_of(*p->get<Quest>(key, {.max_depth = 400})), 300);
+  }
+  // A type of bounded depth, against a lower limit.
+  auto shallow = p->set("hero", Hero{}, savekit::format::msgpack, {.max_depth = 2});
+  ASSERT_FALSE(shallow);
+  EXPECT_EQ(shallow.error().code(), errc::depth_exceeded);
+}
+
+TEST_P(CodecSafety, ReadingIntoASharedObjectLeavesItsOtherOwnersAlone) {
+  // Regression: a load wrote through shared_ptr members into objects others own too: the
+  // equipped sword, also in the inventory and held by the game, became the loaded axe.
+  auto sword = std::make_shared<Item>(Item{"sword", 5});
+  Hero hero{sword, {sword}};
+  std::shared_ptr<Item> held_by_the_game = sword;
+  Hero saved{std::make_shared<Item>(Item{"axe", 9}), {std::make_shared<Item>(Item{"bow", 3})}};
+  auto text = write(saved);
+  ASSERT_TRUE(text);
+  ASSERT_TRUE(read(*text, hero));
+  EXPECT_EQ(held_by_the_game->name, "sword");
+  EXPECT_EQ(held_by_the_game->power, 5);
+  EXPECT_EQ(hero.equipped->name, "axe");
+  EXPECT_EQ(hero.inventory[0]->name, "bow");
+  EXPECT_NE(hero.equipped, held_by_the_game);
+  EXPECT_NE(hero.inventory[0], held_by_the_game);
+  // An object the member alone owns is read into in place (its capacity reused).
+  Item* alone = hero.equipped.get();
+  ASSERT_TRUE(read(*text, hero));
+  EXPECT_EQ(hero.equipped.get(), alone);
+}
+
+TEST(CodecSafetyTranscoded, MessagePackEditedAsJsonReadsBackIntoItsType) {
+  // Regression: `savekit get` showed bytes as Base64 and integer map keys as strings; the
+  // edited JSON, stored back as MessagePack, came back as the Base64 characters (bytes)
+  // or never (integer keys).
+  Inventory saved{{std::byte{0}, std::byte{0xff}, std::byte{0x10}}, {{-3, "shield"}, {12, "potion"}}, {{7, 1}}};
+  auto text = savekit::msgpack_to_json(savekit::to_msgpack(saved));
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*text, R"({"icon":"AP8Q","slots":{"-3":"shield","12":"potion"},"counts":{"7":1}})");
+  auto edited = savekit::json_to_msgpack(R"({"icon":"AP8Q","slots":{"-3":"shield","12":"elixir"},"counts":{"7":2}})");
+  ASSERT_TRUE(edited);
+  auto back = savekit::from_msgpack<Inventory>(*edited);
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back->icon, saved.icon);
+  EXPECT_EQ(back->slots.at(12), "elixir");
+  EXPECT_EQ(back->counts.at(7), 2);
+  // What is not Base64, or not an integer, is an error at its place — never garbage.
+  auto not_base64 = savekit::from_msgpack<Inventory>(*savekit::json_to_msgpack(R"({"icon":"AP*Q"})"));
+  ASSERT_FALSE(not_base64);
+  EXPECT_EQ(not_base64.error().code(), errc::invalid_base64_character);
+  EXPECT_EQ(not_base64.error().path(), "$.icon");
+  EXPECT_EQ(not_base64.error().offset(), 9u);  // the '*' (map, key "icon", str header, "AP")
+  for (const char* key : {R"({"slots":{"x":"a"}})", R"({"slots":{"012":"a"}})", R"({"slots":{"1.5":"a"}})",
+                          R"({"slots":{"99999999999":"a"}})", R"({"slots":{"":"a"}})"}) {
+    auto bad = savekit::from_msgpack<Inventory>(*savekit::json_to_msgpack(key));
+    ASSERT_FALSE(bad) << key;
+    EXPECT_EQ(bad.error().code(), errc::type_mismatch) << key;
+  }
+  // The JSON reader takes the same text the same way.
+  auto from_text = savekit::from_json<Inventory>(*text);
+  ASSERT_TRUE(from_text);
+  EXPECT_EQ(from_text->icon, saved.icon);
+  EXPECT_EQ(from_text->slots, saved.slots);
+}
