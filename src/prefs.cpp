@@ -1,8 +1,27 @@
 #include "savekit/prefs.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <random>
 
 namespace savekit {
+
+namespace detail {
+
+std::uint64_t random_seed() noexcept {
+  static const std::uint64_t base = [] {
+    std::random_device entropy;
+    return (std::uint64_t{entropy()} << 32) ^ entropy();
+  }();
+  static std::atomic<std::uint64_t> counter{0};
+  // splitmix64 of base + a counter: distinct, well-mixed seeds from one read of entropy.
+  std::uint64_t z = base + 0x9E3779B97F4A7C15ull * (counter.fetch_add(1, std::memory_order_relaxed) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace detail
 
 namespace {
 
