@@ -191,9 +191,51 @@ result<stored_value> prefs::get_raw(std::string_view key) const {
   return stored_value{found->type, found->bytes};
 }
 
+namespace {
+
+// Whether bytes are what an entry of this type holds, so that its getter can read it:
+// set_raw stores nothing that could never be decoded.
+status check_stored_form(value_type type, std::string_view bytes) {
+  switch (type) {
+    case value_type::integer: {
+      std::int64_t n = 0;
+      return savekit::from_msgpack(bytes, n);
+    }
+    case value_type::floating: {
+      double d = 0;
+      return savekit::from_msgpack(bytes, d);
+    }
+    case value_type::string:
+    case value_type::bytes:
+      return {};
+    case value_type::msgpack:
+    case value_type::msgpack_compact: {
+      detail::msgpack_cursor c{bytes.data(), bytes.size(), default_max_depth};
+      if (!c.skip_value() || !c.finish()) return std::move(c.err);
+      return {};
+    }
+    case value_type::json: {
+      raw_json any;
+      return savekit::from_json(bytes, any);
+    }
+    case value_type::end_of_known_types:
+      break;
+  }
+  return error{errc::wrong_type, 0, "unknown value type"};
+}
+
+}  // namespace
+
 status prefs::set_raw(std::string_view key, value_type type, std::string_view bytes) {
   if (status valid = check_key(key); !valid) return valid;
   if (!is_known(type)) return key_error(errc::wrong_type, key, "unknown value type");
+  if (status decodes = check_stored_form(type, bytes); !decodes) {
+    const error& e = decodes.error();
+    return error{errc::invalid_value, e.offset(),
+                 "not a stored " + std::string{to_string(type)} + " (" + std::string{savekit::to_string(e.code())} +
+                     ": " + e.message() + ")",
+                 std::string{key}};
+  }
   if (bytes.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
   std::lock_guard lock(state_->mutex);
   put(key, type, bytes);

@@ -125,8 +125,53 @@ TEST_P(PrefsTest, ObjectErrors) {
   ASSERT_FALSE(mismatch);
   EXPECT_EQ(mismatch.error().code(), errc::type_mismatch);
   EXPECT_EQ(mismatch.error().path(), "save");
-  ASSERT_TRUE(p.set_raw("broken", value_type::msgpack, "\xc1"));
-  EXPECT_EQ(p.get<seeds::Status>("broken").error().code(), errc::invalid_msgpack);
+}
+
+TEST(Prefs, AStoredObjectThatDoesNotDecodeIsAnErrorWithItsPath) {
+  auto storage = std::make_shared<savekit::memory_storage>();
+  storage->committed["broken"] = {value_type::msgpack, "\xc1"};  // as a damaged or foreign store may hold
+  auto p = prefs::open(savekit::make_memory_backend(storage));
+  ASSERT_TRUE(p);
+  auto broken = p->get<seeds::Status>("broken");
+  EXPECT_EQ(broken.error().code(), errc::invalid_msgpack);
+  EXPECT_EQ(broken.error().path(), "broken");
+}
+
+TEST_P(PrefsTest, SetRawStoresOnlyWhatItsTypeCanRead) {
+  // Regression: raw values (savekit import's base64 payloads) were stored unchecked, so an
+  // int holding 0xc1 or a json entry holding "{not json" could never be read.
+  prefs p = open_store();
+  struct sample {
+    value_type type;
+    std::string bytes;
+    bool valid;
+  };
+  const sample samples[] = {
+      {value_type::integer, "\x07", true},
+      {value_type::integer, std::string("\xcd\x01\x00", 3), true},
+      {value_type::integer, "\xc1", false},
+      {value_type::integer, "\x07\x07", false},
+      {value_type::integer, "\xa1x", false},
+      {value_type::floating, std::string("\xcb\x3f\xf0\0\0\0\0\0\0", 9), true},
+      {value_type::floating, "\xcb\x3f", false},
+      {value_type::json, " {\"a\": [1]} ", true},
+      {value_type::json, "{not json", false},
+      {value_type::json, "", false},
+      {value_type::msgpack, "\x81\xa1\x61\x01", true},
+      {value_type::msgpack, "\x92\x01", false},
+      {value_type::msgpack_compact, "\x90", true},
+      {value_type::string, std::string("\0\xff", 2), true},
+      {value_type::bytes, "", true},
+  };
+  for (const sample& s : samples) {
+    auto set = p.set_raw("k", s.type, s.bytes);
+    EXPECT_EQ(static_cast<bool>(set), s.valid)
+        << savekit::to_string(s.type) << " " << savekit::base64_encode(s.bytes) << ": " << set.error().to_string();
+    if (!s.valid) {
+      EXPECT_EQ(set.error().code(), errc::invalid_value);
+      EXPECT_EQ(set.error().path(), "k");
+    }
+  }
 }
 
 TEST_P(PrefsTest, KeyLimits) {

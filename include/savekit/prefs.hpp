@@ -199,6 +199,10 @@ class prefs {
 
   // The raw stored bytes of an entry and its type (tools: savekit get --raw, export).
   result<stored_value> get_raw(std::string_view key) const;
+  // Stores bytes as they are, under a type tag; errc::invalid_value if they are not what
+  // such an entry holds (an int must be one MessagePack integer, a json entry one JSON
+  // document, msgpack one MessagePack document...), so nothing is stored that its getter
+  // could not read.
   status set_raw(std::string_view key, value_type type, std::string_view bytes);
 
  private:
