@@ -191,11 +191,7 @@ result<stored_value> prefs::get_raw(std::string_view key) const {
   return stored_value{found->type, found->bytes};
 }
 
-namespace {
-
-// Whether bytes are what an entry of this type holds, so that its getter can read it:
-// set_raw stores nothing that could never be decoded.
-status check_stored_form(value_type type, std::string_view bytes) {
+status check_stored_value(value_type type, std::string_view bytes) {
   switch (type) {
     case value_type::integer: {
       std::int64_t n = 0;
@@ -224,12 +220,10 @@ status check_stored_form(value_type type, std::string_view bytes) {
   return error{errc::wrong_type, 0, "unknown value type"};
 }
 
-}  // namespace
-
 status prefs::set_raw(std::string_view key, value_type type, std::string_view bytes) {
   if (status valid = check_key(key); !valid) return valid;
   if (!is_known(type)) return key_error(errc::wrong_type, key, "unknown value type");
-  if (status decodes = check_stored_form(type, bytes); !decodes) {
+  if (status decodes = check_stored_value(type, bytes); !decodes) {
     const error& e = decodes.error();
     return error{errc::invalid_value, e.offset(),
                  "not a stored " + std::string{to_string(type)} + " (" + std::string{savekit::to_string(e.code())} +

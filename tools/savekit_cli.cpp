@@ -9,57 +9,211 @@
 //   savekit verify STORE               checksums, what is recoverable, what would be lost
 //   savekit convert --from json|msgpack|base64 --to json|msgpack|base64 [FILE]
 //
-// Exit codes: 0 success; 1 failure (I/O, bad input, missing key); 2 usage; 3 the store is
-// locked by another process; 4 verify found damage that opening would repair (something is
-// lost); 5 verify found nothing intact (or a newer format).
+// A key or value that begins with '-' goes after "--" (options first):
+//   savekit set --type int saves.prefs -- -hp 10
+//
+// Exit codes: 0 success; 1 failure (I/O, bad input, missing key, a value that does not
+// decode); 2 usage; 3 the store is in use by another process; 4 verify found damage that
+// opening would repair (something is lost); 5 verify found nothing intact; 6 verify found
+// a store written by a newer savekit.
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace {
 
-enum exit_code { ok = 0, failure = 1, usage = 2, locked = 3, recoverable = 4, nothing_intact = 5 };
+enum exit_code { ok = 0, failure = 1, usage = 2, in_use = 3, recoverable = 4, nothing_intact = 5, newer_format = 6 };
+
+// ---- terminal-safe text ----------------------------------------------------------------------
+
+// Text from a store (keys, messages naming keys) as it may reach a terminal: control
+// characters shown as \xNN, so a key cannot move the cursor, recolour the screen or forge
+// a line of output. Newlines and tabs are kept where the text is ours (formatted errors).
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || b == 0x7f) {
+      out += "\\x";
+      out += hex[b >> 4];
+      out += hex[b & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool valid_utf8(std::string_view s) { return savekit::detail::find_invalid_utf8(s.data(), s.size()) == s.size(); }
+
+// A key as `list` shows it: as it is when that is plain text; otherwise quoted, with
+// control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN or \u00NN,
+// quotes and backslashes escaped — so a shown key that starts with a quote is always an
+// escaped one, and no key can put a terminal escape sequence or a forged line on screen.
+std::string display_key(std::string_view key) {
+  static constexpr char hex[] = "0123456789abcdef";
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(key[i]); };
+  auto is_c1 = [&](std::size_t i) { return byte(i) == 0xc2 && i + 1 < key.size() && byte(i + 1) < 0xa0; };
+  bool plain = !key.empty() && valid_utf8(key);
+  for (std::size_t i = 0; plain && i < key.size(); ++i)
+    if (byte(i) < 0x20 || byte(i) == 0x7f || byte(i) == '"' || byte(i) == '\\' || byte(i) == ' ' || is_c1(i))
+      plain = false;
+  if (plain) return std::string(key);
+  std::string out = "\"";
+  auto escaped = [&](const char* prefix, unsigned char b) {
+    out += prefix;
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  };
+  for (std::size_t i = 0; i < key.size();) {
+    unsigned char b = byte(i);
+    if (b == '"' || b == '\\') {
+      out += '\\';
+      out += static_cast<char>(b);
+      ++i;
+    } else if (b < 0x20 || b == 0x7f) {
+      escaped("\\x", b);
+      ++i;
+    } else if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+    } else {
+      std::size_t length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      bool whole = i + length <= key.size() && savekit::detail::find_invalid_utf8(key.data() + i, length) == length;
+      if (!whole) {
+        escaped("\\x", b);
+        ++i;
+      } else if (is_c1(i)) {
+        escaped("\\u00", byte(i + 1));
+        i += 2;
+      } else {
+        out.append(key.substr(i, length));
+        i += length;
+      }
+    }
+  }
+  return out + "\"";
+}
 
 int report(const std::string& where, const savekit::error& e) {
-  std::fprintf(stderr, "savekit: %s: %s\n", where.c_str(), e.to_string().c_str());
-  return e.code() == savekit::errc::locked ? locked : failure;
+  std::fprintf(stderr, "savekit: %s: %s\n", terminal_safe(where, false).c_str(),
+               terminal_safe(e.to_string(), false).c_str());
+  return e.code() == savekit::errc::locked ? in_use : failure;
 }
 
 // A codec error in an input: the offset and a caret under it.
 int report_input(const std::string& where, const savekit::error& e, std::string_view input, bool binary) {
-  std::fprintf(stderr, "savekit: %s: %s", where.c_str(),
-               (binary ? savekit::format_binary_error(e, input) : savekit::format_error(e, input)).c_str());
+  std::fprintf(
+      stderr, "savekit: %s: %s", terminal_safe(where, false).c_str(),
+      terminal_safe(binary ? savekit::format_binary_error(e, input) : savekit::format_error(e, input), true).c_str());
   return failure;
 }
 
-std::string read_all(std::istream& in) { return std::string(std::istreambuf_iterator<char>(in), {}); }
-
-std::optional<std::string> read_input(const std::string& file) {
-  if (file.empty() || file == "-") return read_all(std::cin);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  return read_all(in);
+void warn(const std::string& path, const std::string& what) {
+  std::fprintf(stderr, "savekit: %s: warning: %s\n", terminal_safe(path, false).c_str(),
+               terminal_safe(what, false).c_str());
 }
 
-void write_out(std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); }
+// ---- input and output ------------------------------------------------------------------------
+
+savekit::error io_failure(const std::string& what, int code) {
+  return savekit::error{savekit::errc::io_error, 0, what + ": " + std::strerror(code)};
+}
+
+// All of a file ("-" or empty: standard input), refusing folders and other non-files.
+savekit::result<std::string> read_input(const std::string& file) {
+  bool from_stdin = file.empty() || file == "-";
+  int fd = from_stdin ? 0 : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_failure("cannot open the file", errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!from_stdin) ::close(fd);
+    return savekit::error{savekit::errc::invalid_path, 0, "is a folder, not a file"};
+  }
+  std::string content;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int code = errno;
+      if (!from_stdin) ::close(fd);
+      return io_failure("cannot read the file", code);
+    }
+    if (n == 0) break;
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+  if (!from_stdin) ::close(fd);
+  return content;
+}
+
+// Everything a command prints on standard output goes through here, and is checked: a
+// full disk or a closed pipe is a failure (exit 1), never a silently truncated file.
+class output {
+ public:
+  void write(std::string_view bytes) {
+    if (failed_ == 0 && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
+      failed_ = errno ? errno : EIO;
+  }
+  void line(std::string_view text) {
+    write(text);
+    write("\n");
+  }
+  // Flushes; reports a write error and returns the exit code to use.
+  int finish(int code) {
+    if (std::fflush(stdout) != 0 && failed_ == 0) failed_ = errno ? errno : EIO;
+    if (failed_ == 0 && std::ferror(stdout)) failed_ = EIO;
+    if (failed_ == 0) return code;
+    std::fprintf(stderr, "savekit: cannot write the output: %s\n", std::strerror(failed_));
+    return failure;
+  }
+
+ private:
+  int failed_ = 0;
+};
+
+// Writes a whole file through a temporary one and a rename: a failed write leaves the
+// old file (or none), never a truncated one.
+savekit::status write_file(const std::string& path, std::string_view content) {
+  std::string temporary = path + ".savekit-tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return io_failure("cannot create " + temporary, errno);
+  const char* p = content.data();
+  std::size_t left = content.size();
+  int code = 0;
+  while (left > 0 && code == 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) code = n < 0 ? errno : EIO;
+    if (n > 0) p += n, left -= static_cast<std::size_t>(n);
+  }
+  if (code == 0 && ::fsync(fd) != 0) code = errno;
+  if (::close(fd) != 0 && code == 0) code = errno;
+  if (code == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) code = errno;
+  if (code != 0) {
+    ::unlink(temporary.c_str());
+    return io_failure("cannot write " + path, code);
+  }
+  return {};
+}
 
 std::string_view as_text(const std::vector<std::byte>& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
-
-bool valid_utf8(std::string_view s) { return savekit::detail::find_invalid_utf8(s.data(), s.size()) == s.size(); }
 
 std::optional<savekit::value_type> type_from_name(std::string_view name) {
   for (auto t = static_cast<int>(savekit::value_type::integer); savekit::is_known(static_cast<savekit::value_type>(t));
@@ -73,124 +227,23 @@ std::optional<savekit::value_type> type_from_name(std::string_view name) {
 savekit::result<savekit::prefs> open_store(const std::string& path, bool read_only) {
   savekit::file_backend_options options;
   options.read_only = read_only;
-  return savekit::prefs::open(savekit::make_file_backend(path, savekit::posix_file_system(), options));
+  auto store = savekit::prefs::open(savekit::make_file_backend(path, savekit::posix_file_system(), options));
+  if (store && !read_only && store->recovery().recovered) {
+    const auto& r = store->recovery();
+    warn(path, "the store was damaged and has been repaired: " + r.detail + "; " + std::to_string(r.bytes_discarded) +
+                   " bytes left out" +
+                   (r.damaged_copy.empty() ? "" : "; the damaged file is kept as " + r.damaged_copy));
+  }
+  return store;
 }
 
-// ---- readable forms of stored values -------------------------------------------------------
-
-// The value as JSON text when that is exact; nullopt when only the raw bytes are (NaN, a
-// string that is not UTF-8, MessagePack that JSON cannot hold exactly...).
-std::optional<std::string> exact_json(const savekit::stored_value& v, bool pretty) {
-  using savekit::value_type;
-  switch (v.type) {
-    case value_type::integer: {
-      auto n = savekit::from_msgpack<std::int64_t>(v.bytes);
-      if (!n) return std::nullopt;
-      return savekit::to_json(*n);
-    }
-    case value_type::floating: {
-      auto d = savekit::from_msgpack<double>(v.bytes);
-      if (!d || !std::isfinite(*d)) return std::nullopt;
-      return savekit::to_json(*d);
-    }
-    case value_type::string:
-      if (!valid_utf8(v.bytes)) return std::nullopt;
-      return savekit::to_json(v.bytes);
-    case value_type::bytes:
-      return std::nullopt;
-    case value_type::json:
-      if (!savekit::json_to_msgpack(v.bytes)) return std::nullopt;
-      return v.bytes;
-    case value_type::msgpack:
-    case value_type::msgpack_compact: {
-      auto text = savekit::msgpack_to_json(v.bytes, {.pretty = pretty});
-      if (!text) return std::nullopt;
-      auto back = savekit::json_to_msgpack(*text);
-      if (!back || as_text(*back) != v.bytes) return std::nullopt;  // not exact: e.g. float32, bin
-      return *text;
-    }
-    case value_type::end_of_known_types:
-      break;
-  }
-  return std::nullopt;
+void warn_if_damaged(const std::string& path, const savekit::prefs& store, const char* shown) {
+  if (store.recovery().recovered)
+    warn(path, std::string("damaged; ") + shown + " the newest intact state (" + store.recovery().detail +
+                   "); run `savekit verify`");
 }
 
-// ---- the export document ------------------------------------------------------------------
-
-struct exported_entry {
-  std::optional<std::string> key;         // when the key is UTF-8
-  std::optional<std::string> key_base64;  // otherwise
-  std::string type;
-  std::optional<savekit::raw_json> value;  // the readable form, when exact
-  std::optional<std::string> base64;       // otherwise the stored bytes
-};
-
-struct exported_store {
-  int savekit_export = 1;
-  std::vector<exported_entry> entries;
-};
-
-// ---- commands ------------------------------------------------------------------------------
-
-int cmd_list(const std::string& path, bool json) {
-  auto store = open_store(path, true);
-  if (!store) return report(path, store.error());
-  if (json) std::printf("[");
-  bool first = true;
-  for (const std::string& key : store->keys()) {
-    auto raw = store->get_raw(key);
-    if (json) {
-      std::printf("%s{\"key\":%s,\"type\":\"%s\",\"bytes\":%zu}", first ? "" : ",",
-                  savekit::to_json(valid_utf8(key) ? key : savekit::base64_encode(key)).c_str(),
-                  std::string(savekit::to_string(raw->type)).c_str(), raw->bytes.size());
-    } else {
-      std::printf("%-32s %-16s %10zu bytes\n", key.c_str(), std::string(savekit::to_string(raw->type)).c_str(),
-                  raw->bytes.size());
-    }
-    first = false;
-  }
-  if (json) std::printf("]\n");
-  if (store->recovery().recovered)
-    std::fprintf(stderr, "savekit: %s: warning: damaged; showing the newest intact state (%s); run `savekit verify`\n",
-                 path.c_str(), store->recovery().detail.c_str());
-  return ok;
-}
-
-int cmd_get(const std::string& path, const std::string& key, bool raw, bool pretty) {
-  auto store = open_store(path, true);
-  if (!store) return report(path, store.error());
-  auto value = store->get_raw(key);
-  if (!value) return report(path, value.error());
-  if (raw) {
-    write_out(value->bytes);
-    return ok;
-  }
-  using savekit::value_type;
-  if (value->type == value_type::string && valid_utf8(value->bytes)) {
-    write_out(value->bytes);
-    std::printf("\n");
-    return ok;
-  }
-  if (value->type == value_type::bytes || value->type == value_type::string) {
-    std::printf("%s\n", savekit::base64_encode(value->bytes).c_str());
-    return ok;
-  }
-  if (value->type == value_type::msgpack || value->type == value_type::msgpack_compact) {
-    auto text = savekit::msgpack_to_json(value->bytes, {.pretty = pretty});
-    if (!text) return report_input(path + ": " + key, text.error(), value->bytes, true);
-    std::printf("%s\n", text->c_str());
-    return ok;
-  }
-  if (value->type == value_type::json && pretty) {
-    auto packed = savekit::json_to_msgpack(value->bytes);
-    if (!packed) return report_input(path + ": " + key, packed.error(), value->bytes, false);
-    std::printf("%s\n", savekit::msgpack_to_json(*packed, {.pretty = true})->c_str());
-    return ok;
-  }
-  auto text = exact_json(*value, pretty);
-  std::printf("%s\n", text ? text->c_str() : savekit::base64_encode(value->bytes).c_str());
-  return ok;
-}
+// ---- values as text --------------------------------------------------------------------------
 
 // Encodes a command-line or imported value as the bytes stored for type.
 savekit::result<std::string> encode_value(savekit::value_type type, std::string_view text, bool text_is_json) {
@@ -245,6 +298,191 @@ savekit::result<std::string> encode_value(savekit::value_type type, std::string_
   return bad("unknown type");
 }
 
+// The value as JSON text when that text encodes back to exactly the stored bytes (so an
+// export imports back to the identical store); nullopt when only the raw bytes are exact
+// (NaN, a string that is not UTF-8, float32 MessagePack, a non-minimal integer encoding,
+// JSON with surrounding whitespace...).
+std::optional<std::string> exact_json(const savekit::stored_value& v) {
+  using savekit::value_type;
+  std::optional<std::string> text;
+  switch (v.type) {
+    case value_type::integer:
+      if (auto n = savekit::from_msgpack<std::int64_t>(v.bytes)) text = savekit::to_json(*n);
+      break;
+    case value_type::floating:
+      if (auto d = savekit::from_msgpack<double>(v.bytes); d && std::isfinite(*d)) text = savekit::to_json(*d);
+      break;
+    case value_type::string:
+      if (valid_utf8(v.bytes)) text = savekit::to_json(v.bytes);
+      break;
+    case value_type::bytes:
+      break;
+    case value_type::json:
+      text = v.bytes;
+      break;
+    case value_type::msgpack:
+    case value_type::msgpack_compact:
+      if (auto converted = savekit::msgpack_to_json(v.bytes)) text = std::move(*converted);
+      break;
+    case value_type::end_of_known_types:
+      break;
+  }
+  if (!text) return std::nullopt;
+  auto back = encode_value(v.type, *text, true);
+  if (!back || *back != v.bytes) return std::nullopt;
+  // What the export document will hold of it: raw_json keeps the text without the
+  // whitespace around it, so that must not change it either.
+  auto reread = savekit::from_json<savekit::raw_json>(*text);
+  if (!reread || reread->text != *text) return std::nullopt;
+  return text;
+}
+
+// A stored value that its getter cannot read (damage a checksum did not catch, or a store
+// written by other tools): said, never printed as if it were good.
+std::optional<savekit::error> undecodable(const savekit::stored_value& v) {
+  savekit::status decodes = savekit::check_stored_value(v.type, v.bytes);
+  if (decodes) return std::nullopt;
+  return decodes.error();
+}
+
+// ---- documents -------------------------------------------------------------------------------
+
+// An entry names its key one way: as text when the key is UTF-8, as Base64 otherwise.
+struct keyed {
+  std::optional<std::string> key;
+  std::optional<std::string> key_base64;
+};
+
+void name_key(keyed& k, const std::string& key) {
+  if (valid_utf8(key))
+    k.key = key;
+  else
+    k.key_base64 = savekit::base64_encode(key);
+}
+
+struct exported_entry {
+  std::optional<std::string> key;         // when the key is UTF-8
+  std::optional<std::string> key_base64;  // otherwise
+  std::optional<std::string> type;
+  std::optional<savekit::raw_json> value;  // the readable form, when it is exact
+  std::optional<std::string> base64;       // otherwise the stored bytes
+};
+
+struct exported_store {
+  std::optional<int> savekit_export;
+  std::optional<std::vector<exported_entry>> entries;
+};
+
+struct listed_entry {
+  std::optional<std::string> key;
+  std::optional<std::string> key_base64;
+  std::string type;
+  std::size_t bytes = 0;
+};
+
+struct verify_report {
+  std::string path;
+  std::string verdict;
+  std::uint32_t version = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t intact_bytes = 0;
+  std::uint64_t commits = 0;
+  std::uint64_t entries = 0;
+  bool torn_tail = false;
+  bool damaged = false;
+  std::uint64_t intact_records_after_damage = 0;
+  std::string problem;
+};
+
+constexpr savekit::json_options document_options{.skip_null_members = true};
+
+// ---- commands --------------------------------------------------------------------------------
+
+int cmd_list(const std::string& path, bool json) {
+  auto store = open_store(path, true);
+  if (!store) return report(path, store.error());
+  output out;
+  std::vector<listed_entry> listed;
+  for (const std::string& key : store->keys()) {
+    auto raw = store->get_raw(key);
+    if (json) {
+      listed_entry e{{}, {}, std::string(savekit::to_string(raw->type)), raw->bytes.size()};
+      if (valid_utf8(key))
+        e.key = key;
+      else
+        e.key_base64 = savekit::base64_encode(key);
+      listed.push_back(std::move(e));
+      continue;
+    }
+    char line[96];
+    std::string shown = display_key(key);
+    std::snprintf(line, sizeof line, " %-16s %10zu bytes", std::string(savekit::to_string(raw->type)).c_str(),
+                  raw->bytes.size());
+    out.line(shown + std::string(shown.size() < 32 ? 32 - shown.size() : 0, ' ') + line);
+  }
+  if (json) out.line(savekit::to_json(listed, document_options));
+  warn_if_damaged(path, *store, "showing");
+  return out.finish(ok);
+}
+
+int cmd_get(const std::string& path, const std::string& key, bool raw, bool pretty) {
+  auto store = open_store(path, true);
+  if (!store) return report(path, store.error());
+  auto value = store->get_raw(key);
+  if (!value) return report(path, value.error());
+  warn_if_damaged(path, *store, "reading");
+  output out;
+  if (raw) {
+    out.write(value->bytes);
+    return out.finish(ok);
+  }
+  using savekit::value_type;
+  if (auto bad = undecodable(*value))
+    return report(path + ": " + key,
+                  savekit::error{bad->code(), bad->offset(),
+                                 "the stored " + std::string(savekit::to_string(value->type)) + " does not decode (" +
+                                     bad->message() + "); `get --raw` shows its bytes"});
+  switch (value->type) {
+    case value_type::string:
+      if (valid_utf8(value->bytes)) {
+        out.line(value->bytes);
+        break;
+      }
+      [[fallthrough]];
+    case value_type::bytes:
+      out.line(savekit::base64_encode(value->bytes));
+      break;
+    case value_type::integer:
+      out.line(savekit::to_json(*savekit::from_msgpack<std::int64_t>(value->bytes)));
+      break;
+    case value_type::floating: {
+      double d = *savekit::from_msgpack<double>(value->bytes);
+      out.line(std::isnan(d) ? "NaN" : std::isinf(d) ? (d > 0 ? "Infinity" : "-Infinity") : savekit::to_json(d));
+      break;
+    }
+    case value_type::json: {
+      if (!pretty) {
+        out.line(value->bytes);
+        break;
+      }
+      auto packed = savekit::json_to_msgpack(value->bytes);
+      if (!packed) return report_input(path + ": " + key, packed.error(), value->bytes, false);
+      out.line(*savekit::msgpack_to_json(*packed, {.pretty = true}));
+      break;
+    }
+    case value_type::msgpack:
+    case value_type::msgpack_compact: {
+      auto text = savekit::msgpack_to_json(value->bytes, {.pretty = pretty});
+      if (!text) return report_input(path + ": " + key, text.error(), value->bytes, true);
+      out.line(*text);
+      break;
+    }
+    case value_type::end_of_known_types:
+      break;
+  }
+  return out.finish(ok);
+}
+
 int cmd_set(const std::string& path, const std::string& key, const std::string& value, const std::string& type_name) {
   // A JSON value is stored as MessagePack (map form): compact, and `get` shows it as JSON.
   savekit::value_type type = type_name == "json" ? savekit::value_type::msgpack : *type_from_name(type_name);
@@ -268,66 +506,78 @@ int cmd_delete(const std::string& path, const std::string& key) {
 int cmd_export(const std::string& path, bool pretty) {
   auto store = open_store(path, true);
   if (!store) return report(path, store.error());
-  exported_store doc;
+  exported_store doc{1, std::vector<exported_entry>{}};
   for (const std::string& key : store->keys()) {
     auto raw = store->get_raw(key);
     exported_entry e;
-    if (valid_utf8(key))
-      e.key = key;
-    else
-      e.key_base64 = savekit::base64_encode(key);
+    keyed k;
+    name_key(k, key);
+    e.key = std::move(k.key);
+    e.key_base64 = std::move(k.key_base64);
     e.type = std::string(savekit::to_string(raw->type));
-    if (auto text = exact_json(*raw, false))
+    if (auto text = exact_json(*raw))
       e.value = savekit::raw_json{*text};
     else
       e.base64 = savekit::base64_encode(raw->bytes);
-    doc.entries.push_back(std::move(e));
+    doc.entries->push_back(std::move(e));
   }
-  std::printf("%s\n", savekit::to_json(doc, {.pretty = pretty, .skip_null_members = true}).c_str());
-  if (store->recovery().recovered)
-    std::fprintf(stderr, "savekit: %s: warning: damaged; exported the newest intact state (%s)\n", path.c_str(),
-                 store->recovery().detail.c_str());
-  return ok;
+  output out;
+  out.line(savekit::to_json(doc, {.pretty = pretty, .skip_null_members = true}));
+  warn_if_damaged(path, *store, "exported");
+  return out.finish(ok);
 }
 
 int cmd_import(const std::string& path, const std::string& file, bool replace) {
-  auto input = read_input(file);
   std::string where = file.empty() || file == "-" ? "<stdin>" : file;
-  if (!input) return report(where, savekit::error{savekit::errc::io_error, 0, "cannot read the file"});
+  auto input = read_input(file);
+  if (!input) return report(where, input.error());
   auto doc = savekit::from_json<exported_store>(*input, {.error_on_unknown_keys = true});
   if (!doc) return report_input(where, doc.error(), *input, false);
-  if (doc->savekit_export != 1)
-    return report(where, savekit::error{savekit::errc::unsupported_version, 0, "unknown export version"});
-  auto store = open_store(path, false);
-  if (!store) return report(path, store.error());
-  if (replace) store->delete_all();
-  for (std::size_t i = 0; i < doc->entries.size(); ++i) {
-    const exported_entry& e = doc->entries[i];
+  auto refuse = [&](const std::string& at, savekit::errc code, const std::string& what) {
+    return report(at, savekit::error{code, 0, what});
+  };
+  if (!doc->savekit_export)
+    return refuse(where, savekit::errc::missing_key, "not a savekit export (no \"savekit_export\")");
+  if (*doc->savekit_export != 1) return refuse(where, savekit::errc::unsupported_version, "unknown export version");
+  if (!doc->entries) return refuse(where, savekit::errc::missing_key, "no \"entries\"");
+  // Every entry is checked before the store is touched: all of the document, or nothing.
+  std::vector<std::pair<std::string, savekit::stored_value>> planned;
+  for (std::size_t i = 0; i < doc->entries->size(); ++i) {
+    const exported_entry& e = (*doc->entries)[i];
     std::string at = where + ": entry " + std::to_string(i);
-    auto type = type_from_name(e.type);
-    if (!type) return report(at, savekit::error{savekit::errc::invalid_value, 0, "unknown type " + e.type});
+    if (static_cast<bool>(e.key) == static_cast<bool>(e.key_base64))
+      return refuse(at, savekit::errc::invalid_value, "an entry needs exactly one of key and key_base64");
+    if (static_cast<bool>(e.value) == static_cast<bool>(e.base64))
+      return refuse(at, savekit::errc::invalid_value, "an entry needs exactly one of value and base64");
+    if (!e.type) return refuse(at, savekit::errc::missing_key, "an entry needs a type");
+    auto type = type_from_name(*e.type);
+    if (!type) return refuse(at, savekit::errc::invalid_value, "unknown type " + *e.type);
     std::string key;
-    if (e.key)
+    if (e.key) {
       key = *e.key;
-    else if (e.key_base64) {
-      auto k = savekit::base64_decode(*e.key_base64);
-      if (!k) return report(at, k.error());
-      key = std::string(as_text(*k));
     } else {
-      return report(at, savekit::error{savekit::errc::missing_key, 0, "an entry needs key or key_base64"});
+      auto k = savekit::base64_decode(*e.key_base64);
+      if (!k) return report(at + ": key_base64", k.error());
+      key = std::string(as_text(*k));
     }
     savekit::result<std::string> bytes = std::string{};
     if (e.base64) {
       auto b = savekit::base64_decode(*e.base64);
-      if (!b) return report(at, b.error());
+      if (!b) return report(at + ": base64", b.error());
       bytes = std::string(as_text(*b));
-    } else if (e.value) {
-      bytes = encode_value(*type, e.value->text, true);
     } else {
-      return report(at, savekit::error{savekit::errc::missing_key, 0, "an entry needs value or base64"});
+      bytes = encode_value(*type, e.value->text, true);
     }
     if (!bytes) return report(at, bytes.error());
-    if (auto set = store->set_raw(key, *type, *bytes); !set) return report(at, set.error());
+    planned.push_back({std::move(key), savekit::stored_value{*type, std::move(*bytes)}});
+  }
+  auto store = open_store(path, false);
+  if (!store) return report(path, store.error());
+  if (replace) store->delete_all();
+  for (std::size_t i = 0; i < planned.size(); ++i) {
+    const auto& [key, value] = planned[i];
+    if (auto set = store->set_raw(key, value.type, value.bytes); !set)
+      return report(where + ": entry " + std::to_string(i), set.error());  // nothing was saved
   }
   if (auto saved = store->save(); !saved) return report(path, saved.error());
   return ok;
@@ -335,43 +585,68 @@ int cmd_import(const std::string& path, const std::string& file, bool replace) {
 
 int cmd_verify(const std::string& path, bool json) {
   auto check = savekit::check_store_file(path);
-  if (!check) return report(path, check.error());
-  int code = !check->header_ok ? nothing_intact : (check->torn_tail || check->damaged) ? recoverable : ok;
-  const char* verdict = code == ok ? "intact" : code == recoverable ? "recoverable" : "nothing intact";
-  std::uint64_t lost = check->file_bytes - check->intact_bytes;
+  if (!check) {
+    if (check.error().code() == savekit::errc::locked) {
+      std::fprintf(stderr,
+                   "savekit: %s: in use: another process has the store open for writing; verify it when "
+                   "that process has closed it\n",
+                   terminal_safe(path, false).c_str());
+      return in_use;
+    }
+    return report(path, check.error());
+  }
+  int code = check->newer_version                   ? newer_format
+             : !check->header_ok                    ? nothing_intact
+             : (check->torn_tail || check->damaged) ? recoverable
+                                                    : ok;
+  verify_report r{path,
+                  code == ok             ? "intact"
+                  : code == recoverable  ? "recoverable"
+                  : code == newer_format ? "newer format"
+                                         : "nothing intact",
+                  check->version,
+                  check->file_bytes,
+                  check->intact_bytes,
+                  check->commits,
+                  check->entries,
+                  check->torn_tail,
+                  check->damaged,
+                  check->intact_records_after_damage,
+                  check->problem};
+  output out;
   if (json) {
-    std::printf(
-        "{\"path\":%s,\"verdict\":\"%s\",\"version\":%u,\"file_bytes\":%llu,\"intact_bytes\":%llu,"
-        "\"commits\":%llu,\"entries\":%llu,\"torn_tail\":%s,\"damaged\":%s,\"problem\":%s}\n",
-        savekit::to_json(path).c_str(), verdict, check->version, static_cast<unsigned long long>(check->file_bytes),
-        static_cast<unsigned long long>(check->intact_bytes), static_cast<unsigned long long>(check->commits),
-        static_cast<unsigned long long>(check->entries), check->torn_tail ? "true" : "false",
-        check->damaged ? "true" : "false", savekit::to_json(check->problem).c_str());
-    return code;
+    out.line(savekit::to_json(r));
+    return out.finish(code);
   }
-  std::printf("%s: %s\n", path.c_str(), verdict);
+  out.line(terminal_safe(path, false) + ": " + r.verdict);
+  if (code == newer_format) {
+    out.line("  written by a newer savekit (" + check->problem + "); this version neither judges nor changes it");
+    return out.finish(code);
+  }
   if (!check->header_ok) {
-    std::printf("  %s\n", check->problem.c_str());
-    return code;
+    out.line("  " + check->problem);
+    return out.finish(code);
   }
-  std::printf("  format version %u, %llu bytes, %llu intact commits, %llu keys in the newest intact state\n",
-              check->version, static_cast<unsigned long long>(check->file_bytes),
-              static_cast<unsigned long long>(check->commits), static_cast<unsigned long long>(check->entries));
+  out.line("  format version " + std::to_string(check->version) + ", " + std::to_string(check->file_bytes) +
+           " bytes, " + std::to_string(check->commits) + " intact commits, " + std::to_string(check->entries) +
+           " keys in the newest intact state");
   if (code == recoverable) {
-    std::printf("  %s\n", check->problem.c_str());
-    std::printf("  opening would keep the first %llu bytes and lose %llu (%s)\n",
-                static_cast<unsigned long long>(check->intact_bytes), static_cast<unsigned long long>(lost),
-                check->damaged ? "a damaged commit and everything after it; a copy is kept as .damaged"
-                               : "an interrupted last commit");
+    out.line("  " + check->problem);
+    std::uint64_t lost = check->file_bytes - check->intact_bytes;
+    out.line("  opening would keep the first " + std::to_string(check->intact_bytes) + " bytes and lose " +
+             std::to_string(lost) + " (" +
+             (check->damaged ? "a damaged commit and everything after it; a copy is kept as .damaged"
+                             : "an interrupted last commit") +
+             ")");
   }
-  return code;
+  return out.finish(code);
 }
 
-int cmd_convert(const std::string& from, const std::string& to, const std::string& file, const std::string& output,
+int cmd_convert(const std::string& from, const std::string& to, const std::string& file, const std::string& output_path,
                 bool pretty) {
-  auto input = read_input(file);
   std::string where = file.empty() || file == "-" ? "<stdin>" : file;
-  if (!input) return report(where, savekit::error{savekit::errc::io_error, 0, "cannot read the file"});
+  auto input = read_input(file);
+  if (!input) return report(where, input.error());
   // Everything goes through MessagePack bytes.
   std::vector<std::byte> packed;
   if (from == "json") {
@@ -398,13 +673,12 @@ int cmd_convert(const std::string& from, const std::string& to, const std::strin
     result = savekit::base64_encode(packed) + "\n";
   else
     result = std::string(as_text(packed));
-  if (output.empty() || output == "-") {
-    write_out(result);
-    return ok;
+  if (output_path.empty() || output_path == "-") {
+    output out;
+    out.write(result);
+    return out.finish(ok);
   }
-  std::ofstream out(output, std::ios::binary);
-  out << result;
-  if (!out) return report(output, savekit::error{savekit::errc::io_error, 0, "cannot write the file"});
+  if (auto written = write_file(output_path, result); !written) return report(output_path, written.error());
   return ok;
 }
 
@@ -412,11 +686,15 @@ int cmd_convert(const std::string& from, const std::string& to, const std::strin
 
 int main(int argc, char** argv) {
   CLI::App app{"savekit: look into, check, edit and convert save stores and save files"};
+  // Only --help: with -h, an argument such as "-hp" or "-hero" was taken for the help flag.
+  app.set_help_flag("--help", "Print this help message and exit");
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 success, 1 failure, 2 usage, 3 store locked, 4 verify: recoverable damage, "
-      "5 verify: nothing intact.");
-  std::string store, key, value, type = "string", from, to, file, output;
+      "A key or value that begins with '-' goes after \"--\", options first: savekit set --type int s.prefs -- -hp "
+      "10\n"
+      "Exit codes: 0 success, 1 failure, 2 usage, 3 store in use, 4 verify: recoverable damage, 5 verify: nothing "
+      "intact, 6 verify: written by a newer savekit.");
+  std::string store, key, value, type = "string", from, to, file, output_path;
   bool raw = false, pretty = false, json = false, replace = false;
 
   auto* list = app.add_subcommand("list", "List keys with their types and sizes");
@@ -459,7 +737,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"json", "msgpack", "base64"}));
   conv->add_option("--to", to, "json|msgpack|base64")->required()->check(CLI::IsMember({"json", "msgpack", "base64"}));
   conv->add_option("FILE", file, "input (default: standard input)");
-  conv->add_option("-o,--output", output, "output file (default: standard output)");
+  conv->add_option("-o,--output", output_path, "output file (default: standard output)");
   conv->add_flag("--pretty", pretty, "indent JSON output");
 
   try {
@@ -475,6 +753,6 @@ int main(int argc, char** argv) {
   if (*exp) return cmd_export(store, pretty);
   if (*imp) return cmd_import(store, file, replace);
   if (*ver) return cmd_verify(store, json);
-  if (*conv) return cmd_convert(from, to, file, output, pretty);
+  if (*conv) return cmd_convert(from, to, file, output_path, pretty);
   return usage;
 }

@@ -123,6 +123,11 @@ struct object_options {
   std::uint32_t max_depth = default_max_depth;
 };
 
+// Whether bytes are what an entry of this type holds, so that its getter can read them: an
+// int is one MessagePack integer, a float one MessagePack number, json one JSON document,
+// msgpack and msgpack_compact one MessagePack document; strings and bytes are anything.
+status check_stored_value(value_type type, std::string_view bytes);
+
 // How set(key, object, format) encodes an object.
 enum class format : std::uint8_t {
   msgpack,          // MessagePack map form (default): survives schema changes

@@ -3,6 +3,7 @@
 # a damaged store, a locked store. Usage: test_cli.sh PATH_TO_SAVEKIT
 set -u
 savekit=$1
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -110,6 +111,92 @@ check "set on a locked store" 3 '^$' -- "$savekit" set s.prefs name x
 kill $holder
 wait $holder 2>/dev/null
 check "unlocked again" 0 '^ぬののふく$' -- "$savekit" get s.prefs name
+
+# ---- regression tests: arguments, input and output -------------------------------------------
+make_store() { python3 "$here/store_file.py" "$@"; }
+cp s.prefs before.prefs
+check "a value starting with -h is not help" 2 '^$' -- "$savekit" set s.prefs s -hello
+stderr_has "says how to pass it" 'following arguments were not expected|--'
+check "-hp as a key is not help" 2 '^$' -- "$savekit" set s.prefs -hp 10 --type int
+check "delete -hero is not help" 2 '^$' -- "$savekit" delete s.prefs -hero
+check "nothing changed" 0 '^$' -- cmp s.prefs before.prefs
+check "after --, a key may start with -" 0 '^$' -- "$savekit" set --type int s.prefs -- -hp 10
+check "and be read" 0 '^10$' -- "$savekit" get s.prefs -- -hp
+check "--help still works" 0 'Set a value' -- "$savekit" set --help
+mkdir -p folder
+check "import of a folder" 1 '^$' -- "$savekit" import s.prefs folder
+stderr_has "import names the folder" 'folder.*is a folder'
+check "convert of a folder" 1 '^$' -- "$savekit" convert --from json --to msgpack folder
+if [ -w /dev/full ]; then
+  check "export to a full disk" 1 '^$' -- sh -c "'$savekit' export s.prefs > /dev/full"
+  stderr_has "says it could not write" 'cannot write the output'
+  check "get to a full disk" 1 '^$' -- sh -c "'$savekit' get s.prefs name > /dev/full"
+  check "list to a full disk" 1 '^$' -- sh -c "'$savekit' list s.prefs > /dev/full"
+  check "convert to a full disk" 1 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to base64 > /dev/full"
+fi
+check "convert -o into a missing folder" 1 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to msgpack -o missing/out.bin"
+printf 'old' >kept.bin
+check "a failed convert -o leaves the old file" 1 '^$' -- sh -c "printf '[1,' | '$savekit' convert --from json --to msgpack -o kept.bin"
+check "old file intact" 0 '^old$' -- cat kept.bin
+
+# ---- verify: in use, newer formats ----------------------------------------------------------
+flock -n -o s.prefs.lock sleep 30 &
+holder=$!
+sleep 0.3
+check "verify while another process writes" 3 '^$' -- "$savekit" verify s.prefs
+stderr_has "verify says in use" 'in use'
+kill $holder
+wait $holder 2>/dev/null
+make_store newer.prefs --version 2
+check "verify a newer format version" 6 'newer format' -- "$savekit" verify newer.prefs
+make_store newer_record.prefs 0:1: 1:2:put/6b/3/76
+check "verify records from a newer savekit" 6 'newer format' -- "$savekit" verify newer_record.prefs
+check "list refuses a newer store" 1 '^$' -- "$savekit" list newer_record.prefs
+stderr_has "unsupported_version" 'unsupported_version'
+
+# ---- get and list: what a store may hold ----------------------------------------------------
+make_store odd.prefs 0:1: 1:0:put/6c76/1/c1,put/6a/7/7b6e6f74206a736f6e,put/6e/2/cb7ff8000000000000,put/1b5b33316d726564/3/78,put/ff6b/3/78,put/6c696e650a666f726765642032/3/78
+check "get of a corrupt int" 1 '^$' -- "$savekit" get odd.prefs lv
+stderr_has "says it does not decode" 'does not decode'
+check "get of corrupt json" 1 '^$' -- "$savekit" get odd.prefs j
+check "get of a NaN float" 0 '^NaN$' -- "$savekit" get odd.prefs n
+check "list escapes control characters" 0 '^"\\x1b\[31mred"' -- "$savekit" list odd.prefs
+check "list shows no escape byte" 1 '^$' -- sh -c "'$savekit' list odd.prefs | grep -q \"\$(printf '\\033')\""
+check "list cannot forge a line" 0 '^"line\\x0aforged 2"' -- "$savekit" list odd.prefs
+check "list shows bytes that are not UTF-8" 0 '^"\\xffk"' -- "$savekit" list odd.prefs
+check "list --json names a non-UTF-8 key in base64" 0 '\{"key_base64":"/2s=","type":"string","bytes":1\}' -- "$savekit" list odd.prefs --json
+check "list --json names a text key as key" 0 '\{"key":"j","type":"json","bytes":9\}' -- "$savekit" list odd.prefs --json
+
+# ---- set, delete and import say when they repair --------------------------------------------
+cp s.prefs damaged.prefs
+printf '\xff' | dd of=damaged.prefs bs=1 seek=40 conv=notrunc 2>/dev/null
+check "set on a damaged store" 0 '^$' -- "$savekit" set damaged.prefs fresh 1 --type int
+stderr_has "set warns that it repaired" 'warning: the store was damaged and has been repaired.*damaged.prefs.damaged'
+
+# ---- import refuses what it cannot store exactly ----------------------------------------------
+cp s.prefs before.prefs
+check "import of {}" 1 '^$' -- sh -c "printf '{}' | '$savekit' import s.prefs"
+stderr_has "names what is missing" 'savekit_export'
+check "import without entries" 1 '^$' -- sh -c "printf '{\"savekit_export\":1}' | '$savekit' import s.prefs"
+check "import of key and key_base64" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"a\",\"key_base64\":\"Yg==\",\"type\":\"string\",\"value\":\"x\"}]}' | '$savekit' import s.prefs"
+stderr_has "exactly one key" 'exactly one of key and key_base64'
+check "import of value and base64" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"a\",\"type\":\"string\",\"value\":\"x\",\"base64\":\"eA==\"}]}' | '$savekit' import s.prefs"
+check "import of an int that does not decode" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"a\",\"type\":\"int\",\"base64\":\"wQ==\"}]}' | '$savekit' import s.prefs"
+stderr_has "invalid_value" 'invalid_value'
+check "import of an empty key" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"\",\"type\":\"string\",\"value\":\"x\"}]}' | '$savekit' import s.prefs"
+stderr_has "invalid_key" 'invalid_key'
+check "a refused import changes nothing" 0 '^$' -- cmp s.prefs before.prefs
+# Exact values survive export and import byte for byte: JSON with whitespace around it, a
+# non-minimal integer encoding, float32 MessagePack, a NaN.
+printf '%s' '{"savekit_export":1,"entries":[{"key":"spaced","type":"json","base64":"IHsiYSI6IDF9IA=="},{"key":"wide","type":"int","base64":"zQAB"},{"key":"f32","type":"msgpack","base64":"gaF4yj+AAAA="},{"key":"nan","type":"float","base64":"y3/4AAAAAAAA"},{"key":"obj","type":"msgpack","value":{"a":[1,"x"]}}]}' >exact.json
+check "import exact values" 0 '^$' -- "$savekit" import exact.prefs exact.json
+"$savekit" export exact.prefs >exact-out.json
+check "export, import, export: identical" 0 '^$' -- sh -c "'$savekit' import exact2.prefs exact-out.json && '$savekit' export exact2.prefs | cmp - exact-out.json"
+for k in spaced wide f32 nan obj; do
+  check "raw bytes of $k survive export and import" 0 '^$' -- sh -c "'$savekit' get exact.prefs $k --raw > a.bin && '$savekit' get exact2.prefs $k --raw > b.bin && cmp a.bin b.bin"
+done
+check "json with whitespace is exported as base64" 0 '"key":"spaced","type":"json","base64"' -- cat exact-out.json
+check "a readable value stays readable" 0 '"key":"obj","type":"msgpack","value":\{"a":\[1,"x"\]\}' -- cat exact-out.json
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
