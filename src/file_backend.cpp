@@ -37,7 +37,12 @@ class file_backend final : public backend {
     options_.max_store_bytes = std::min(options_.max_store_bytes, detail::max_record_payload);
   }
 
-  ~file_backend() override { close_handle(); }
+  ~file_backend() override {
+    // A record whose commit failed (its sync, say) may be whole in the file: cut it off, so
+    // that a failed save does not come back when the store is opened again.
+    if (needs_truncate_ && handle_ >= 0) (void)cut_tail();
+    close_handle();
+  }
 
   std::string describe() const override { return "file " + path_; }
 

@@ -429,3 +429,21 @@ TEST(StoreDurability, ReadOnlyOpenChangesNothing) {
   EXPECT_EQ(check->file_bytes, torn.size());
   EXPECT_LT(check->intact_bytes, check->file_bytes);
 }
+
+TEST(StoreDurability, KeysNoStoreCanHoldAreNotLoaded) {
+  // A store file may only hold what prefs accepts (keys of 1 to 1,024 bytes), so that
+  // every entry it loads can be exported and imported again. A record with an empty or a
+  // longer key was not written by savekit: damage, the file kept as a copy.
+  using test_support::commit_record;
+  for (const std::string& bad_key : {std::string{}, std::string(savekit::max_key_size + 1, 'k')}) {
+    const std::string good = test_support::store_header() + commit_record(0, {{false, "a", 3, "1"}}, 1);
+    const std::string content = good + commit_record(1, {{false, bad_key, 3, "x"}}) + commit_record(2, {});
+    fault_fs disk;
+    disk.plant(store_path, content);
+    auto p = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->keys(), std::vector<std::string>{"a"});
+    EXPECT_TRUE(p->recovery().recovered);
+    EXPECT_EQ(disk.durable_content(p->recovery().damaged_copy), content);
+  }
+}

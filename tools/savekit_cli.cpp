@@ -33,7 +33,53 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// The JSON documents the program reads and writes. In a named namespace: clang's
+// -Wundefined-internal flags reflection's probes of types with internal linkage.
+namespace savekit_cli {
+
+// ---- documents -------------------------------------------------------------------------------
+
+struct exported_entry {
+  std::optional<std::string> key;         // when the key is UTF-8
+  std::optional<std::string> key_base64;  // otherwise
+  std::optional<std::string> type;
+  std::optional<savekit::raw_json> value;  // the readable form, when it is exact
+  std::optional<std::string> base64;       // otherwise the stored bytes
+};
+
+struct exported_store {
+  std::optional<int> savekit_export;
+  std::optional<std::vector<exported_entry>> entries;
+};
+
+struct listed_entry {
+  std::optional<std::string> key;
+  std::optional<std::string> key_base64;
+  std::string type;
+  std::size_t bytes = 0;
+};
+
+struct verify_report {
+  std::string path;
+  std::string verdict;
+  std::uint32_t version = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t intact_bytes = 0;
+  std::uint64_t commits = 0;
+  std::uint64_t entries = 0;
+  bool torn_tail = false;
+  bool damaged = false;
+  std::uint64_t intact_records_after_damage = 0;
+  std::string problem;
+};
+
+inline constexpr savekit::json_options document_options{.skip_null_members = true};
+
+}  // namespace savekit_cli
+
 namespace {
+
+using namespace savekit_cli;
 
 enum exit_code { ok = 0, failure = 1, usage = 2, in_use = 3, recoverable = 4, nothing_intact = 5, newer_format = 6 };
 
@@ -211,6 +257,15 @@ savekit::status write_file(const std::string& path, std::string_view content) {
   return {};
 }
 
+// An entry names its key one way: as text when the key is UTF-8, as Base64 otherwise.
+template <class Entry>
+void name_key(Entry& entry, const std::string& key) {
+  if (valid_utf8(key))
+    entry.key = key;
+  else
+    entry.key_base64 = savekit::base64_encode(key);
+}
+
 std::string_view as_text(const std::vector<std::byte>& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
@@ -345,57 +400,6 @@ std::optional<savekit::error> undecodable(const savekit::stored_value& v) {
   return decodes.error();
 }
 
-// ---- documents -------------------------------------------------------------------------------
-
-// An entry names its key one way: as text when the key is UTF-8, as Base64 otherwise.
-struct keyed {
-  std::optional<std::string> key;
-  std::optional<std::string> key_base64;
-};
-
-void name_key(keyed& k, const std::string& key) {
-  if (valid_utf8(key))
-    k.key = key;
-  else
-    k.key_base64 = savekit::base64_encode(key);
-}
-
-struct exported_entry {
-  std::optional<std::string> key;         // when the key is UTF-8
-  std::optional<std::string> key_base64;  // otherwise
-  std::optional<std::string> type;
-  std::optional<savekit::raw_json> value;  // the readable form, when it is exact
-  std::optional<std::string> base64;       // otherwise the stored bytes
-};
-
-struct exported_store {
-  std::optional<int> savekit_export;
-  std::optional<std::vector<exported_entry>> entries;
-};
-
-struct listed_entry {
-  std::optional<std::string> key;
-  std::optional<std::string> key_base64;
-  std::string type;
-  std::size_t bytes = 0;
-};
-
-struct verify_report {
-  std::string path;
-  std::string verdict;
-  std::uint32_t version = 0;
-  std::uint64_t file_bytes = 0;
-  std::uint64_t intact_bytes = 0;
-  std::uint64_t commits = 0;
-  std::uint64_t entries = 0;
-  bool torn_tail = false;
-  bool damaged = false;
-  std::uint64_t intact_records_after_damage = 0;
-  std::string problem;
-};
-
-constexpr savekit::json_options document_options{.skip_null_members = true};
-
 // ---- commands --------------------------------------------------------------------------------
 
 int cmd_list(const std::string& path, bool json) {
@@ -407,10 +411,7 @@ int cmd_list(const std::string& path, bool json) {
     auto raw = store->get_raw(key);
     if (json) {
       listed_entry e{{}, {}, std::string(savekit::to_string(raw->type)), raw->bytes.size()};
-      if (valid_utf8(key))
-        e.key = key;
-      else
-        e.key_base64 = savekit::base64_encode(key);
+      name_key(e, key);
       listed.push_back(std::move(e));
       continue;
     }
@@ -510,10 +511,7 @@ int cmd_export(const std::string& path, bool pretty) {
   for (const std::string& key : store->keys()) {
     auto raw = store->get_raw(key);
     exported_entry e;
-    keyed k;
-    name_key(k, key);
-    e.key = std::move(k.key);
-    e.key_base64 = std::move(k.key_base64);
+    name_key(e, key);
     e.type = std::string(savekit::to_string(raw->type));
     if (auto text = exact_json(*raw))
       e.value = savekit::raw_json{*text};
