@@ -69,7 +69,8 @@ std::uint64_t random_seed() noexcept;
 // the hash is keyed by a random seed per store: without it, keys chosen to collide make
 // every lookup walk one long chain (30,000 such keys took 18 s to open instead of 0.06).
 // The mixing step is a 64 x 64 -> 128-bit multiply folded to 64 bits, with the seed in
-// every step (as in Go's runtime map hash), so collisions cannot be found without the seed;
+// every step (the construction of wyhash, which Go's runtime map hash falls back to), so
+// collisions cannot be found without the seed;
 // short keys take one or two multiplies.
 class key_hash {
  public:
