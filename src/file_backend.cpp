@@ -50,7 +50,8 @@ class file_backend final : public backend {
 
   result<loaded_state> load() override {
     if (status valid = check_store_path(given_path_); !valid) return std::move(valid).error();
-    if (!options_.read_only) {
+    const bool may_create = options_.create_if_missing && !options_.read_only;
+    if (may_create) {
       if (status made = make_folders(parent_directory(given_path_)); !made) return std::move(made).error();
     }
     // From here on the store is its real, absolute path: a chdir or a link changes nothing.
@@ -59,6 +60,11 @@ class file_backend final : public backend {
     path_ = std::move(*resolved);
     directory_ = parent_directory(path_);
     const lock_mode mode = options_.read_only ? lock_mode::shared : lock_mode::exclusive;
+    // What cannot be a store is refused before anything (a lock file) is created beside it.
+    if (auto existing = fs_.stat(path_); existing && !existing->regular)
+      return error{errc::invalid_path, 0, path_ + " is not a regular file"};
+    else if (!existing && existing.error().code() == errc::not_found && !may_create)
+      return with_path(path_, std::move(existing).error());
 
     auto lock = fs_.lock(path_ + ".lock", mode, !options_.read_only);
     if (lock) {
@@ -70,7 +76,7 @@ class file_backend final : public backend {
     loaded_state loaded;
     auto opened = fs_.open(path_, options_.read_only ? open_mode::read : open_mode::append);
     if (!opened) {
-      if (opened.error().code() != errc::not_found || options_.read_only) return std::move(opened).error();
+      if (opened.error().code() != errc::not_found || !may_create) return std::move(opened).error();
       if (status created = write_snapshot_file(state_, sequence_); !created) return std::move(created).error();
       recount_live_bytes();
       return loaded;
@@ -90,6 +96,7 @@ class file_backend final : public backend {
     sequence_ = parsed->last_sequence;
     loaded.report.commits_loaded = parsed->commits;
     file_size_ = parsed->valid_end;
+    remember_last_record(std::string_view{*content}.substr(parsed->last_record_at), parsed->last_record_at);
     recount_live_bytes();
     if (parsed->torn_tail || parsed->damaged) {
       recovery_report& report = loaded.report;
@@ -135,6 +142,7 @@ class file_backend final : public backend {
     }
     // Durable: this is the commit point.
     ++sequence_;
+    remember_last_record(record_, file_size_);
     file_size_ += record_.size();
     apply(changes);
     compact_if_due();
@@ -176,12 +184,32 @@ class file_backend final : public backend {
       // Deleted or moved away: everything committed is in memory; write it back first.
       return write_snapshot_file(state_, sequence_);
     }
-    if (at_path->device != file_.device || at_path->inode != file_.inode)
-      return error{errc::store_replaced, 0,
-                   path_ +
-                       " was replaced by another program while the store was open; nothing was written to it "
-                       "(reopen the store to use the new file)"};
+    if (at_path->device != file_.device || at_path->inode != file_.inode) return replaced("replaced");
+    // The same file, rewritten in place (a restore with cp, a sync tool writing in place):
+    // its size or its last record are no longer what this store wrote.
+    auto ours = fs_.stat(handle_);
+    if (!ours) return std::move(ours).error();
+    if (needs_truncate_ ? ours->size < file_size_ : ours->size != file_size_) return replaced("changed");
+    if (last_record_at_ > 0) {
+      auto head = fs_.read_at(handle_, last_record_at_, last_record_head_.size());
+      if (!head) return std::move(head).error();
+      if (*head != last_record_head_) return replaced("changed");
+    }
     return {};
+  }
+
+  error replaced(const char* how) const {
+    return error{errc::store_replaced, 0,
+                 path_ + " was " + how +
+                     " by another program while the store was open; nothing was written to it (reopen the store "
+                     "to use the file as it is now)"};
+  }
+
+  // The last record's header (length and checksum), to recognise the file as it was written.
+  // (`at` 0: no record known.)
+  void remember_last_record(std::string_view record, std::uint64_t at) {
+    last_record_at_ = at;
+    last_record_head_.assign(record.substr(0, detail::record_header_size));
   }
 
   // A commit too large to append: the whole state with it, written as a new file.
@@ -269,7 +297,8 @@ class file_backend final : public backend {
   status write_whole_file(const std::string& path, const std::string& content, bool& renamed,
                           file_system::file_info* written = nullptr) {
     renamed = false;
-    std::string temporary = path + ".tmp";
+    // A name of savekit's own (NAME.tmp could be another store of the game's).
+    std::string temporary = path + ".savekit-tmp";
     // Never through what someone left or planted there (a link to another file).
     if (status cleared = fs_.remove(temporary); !cleared) return cleared;
     auto opened = fs_.open(temporary, open_mode::create_new, file_.regular ? file_.permissions : 0644);
@@ -310,6 +339,7 @@ class file_backend final : public backend {
     close_handle();
     file_ = written_info;
     file_size_ = content.size();
+    remember_last_record(std::string_view{content}.substr(detail::store_header_size), detail::store_header_size);
     needs_truncate_ = false;
     if (status reopened = reopen(); !reopened) return reopened;
     return written;
@@ -339,8 +369,10 @@ class file_backend final : public backend {
   file_backend_options options_;
   std::unique_ptr<file_system::lock_token> lock_;
   int handle_ = -1;
-  file_system::file_info file_;  // the store file: identity, permissions, owner
-  committed_state state_;        // the committed state (compaction writes it)
+  file_system::file_info file_;       // the store file: identity, permissions, owner
+  std::uint64_t last_record_at_ = 0;  // where the last committed record starts (0: unknown)
+  std::string last_record_head_;      // its length and checksum, as written
+  committed_state state_;             // the committed state (compaction writes it)
   std::uint64_t sequence_ = 0;
   std::uint64_t file_size_ = 0;   // bytes up to the end of the last committed record
   std::uint64_t live_bytes_ = 0;  // what a compacted file would take

@@ -161,6 +161,20 @@ class posix_fs final : public file_system {
     return content;
   }
 
+  result<std::string> read_at(int fd, std::uint64_t offset, std::size_t n) override {
+    std::string out(n, '\0');
+    std::size_t have = 0;
+    while (have < n) {
+      ssize_t got = ::pread(fd, out.data() + have, n - have, static_cast<off_t>(offset + have));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return io_error("read", "store file");
+      if (got == 0) break;
+      have += static_cast<std::size_t>(got);
+    }
+    out.resize(have);
+    return out;
+  }
+
   status write(int fd, const void* data, std::size_t n) override {
     const char* p = static_cast<const char*>(data);
     while (n > 0) {
@@ -302,11 +316,17 @@ class posix_fs final : public file_system {
   }
 
   result<std::unique_ptr<lock_token>> lock(const std::string& path, lock_mode mode, bool create) override {
-    int flags = O_CLOEXEC | O_NOFOLLOW | (create ? O_RDWR | O_CREAT : O_RDONLY);
+    // O_NONBLOCK: a FIFO planted at the lock file's name must not hang the open.
+    int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create ? O_RDWR | O_CREAT : O_RDONLY);
     int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) {
       if (errno == ENOENT) return error{errc::not_found, 0, "no lock file " + path};
       return io_error("open lock file", path);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return error{errc::invalid_path, 0, "the lock file " + path + " is not a regular file"};
     }
     if (::flock(fd, (mode == lock_mode::exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
       int code = errno;

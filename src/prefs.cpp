@@ -204,15 +204,17 @@ status check_stored_value(value_type type, std::string_view bytes) {
     case value_type::string:
     case value_type::bytes:
       return {};
+    // At any depth: an object stored with a higher max_depth is still a valid entry (the
+    // skips are iterative, so no depth can exhaust the stack).
     case value_type::msgpack:
     case value_type::msgpack_compact: {
-      detail::msgpack_cursor c{bytes.data(), bytes.size(), default_max_depth};
+      detail::msgpack_cursor c{bytes.data(), bytes.size(), ~std::uint32_t{0}};
       if (!c.skip_value() || !c.finish()) return std::move(c.err);
       return {};
     }
     case value_type::json: {
       raw_json any;
-      return savekit::from_json(bytes, any);
+      return savekit::from_json(bytes, any, {.max_depth = ~std::uint32_t{0}});
     }
     case value_type::end_of_known_types:
       break;

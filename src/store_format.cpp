@@ -84,6 +84,7 @@ class payload_reader {
     return true;
   }
   bool at_end() const { return p_ == end_; }
+  std::string_view rest() const { return {p_, static_cast<std::size_t>(end_ - p_)}; }
 
  private:
   const char* p_;
@@ -186,9 +187,63 @@ struct record_view {
   std::size_t size = 0;  // header and payload
   std::uint64_t sequence = 0;
   bool clear_all = false;
-  std::vector<operation> operations;
+  std::uint64_t count = 0;      // operations
+  std::string_view operations;  // their bytes, validated
   std::string problem;
 };
+
+// Reads the operation at the reader: malformed or newer if it is not one savekit writes.
+record_read read_operation(payload_reader& reader, operation& o, std::string& problem) {
+  if (!reader.byte(o.op)) return record_read::malformed;
+  if (o.op != op_put && o.op != op_erase) {
+    problem = "operation " + std::to_string(o.op);
+    return record_read::newer;
+  }
+  if (!reader.text(o.key) || o.key.empty() || o.key.size() > max_key_size) return record_read::malformed;
+  if (o.op == op_put) {
+    std::uint8_t type = 0;
+    if (!reader.byte(type)) return record_read::malformed;
+    o.type = static_cast<value_type>(type);
+    if (!is_known(o.type)) {
+      problem = "value type " + std::to_string(type);
+      return record_read::newer;
+    }
+    if (!reader.text(o.value) || o.value.size() > max_value_size) return record_read::malformed;
+  }
+  return record_read::intact;
+}
+
+// Parses a payload whose checksum holds; expected_sequence is 0 for the first record
+// (anything goes). The whole record is validated — without keeping its operations, so
+// that a record of millions of tiny operations costs no memory — before any of it is
+// applied (apply_record reads them again).
+record_read parse_payload(std::string_view payload, std::uint64_t expected_sequence, record_view& record) {
+  record.problem.clear();
+  payload_reader reader(payload);
+  std::uint8_t kind = 0, flags = 0;
+  if (!reader.byte(kind)) return record_read::malformed;
+  if (kind != record_kind_commit) {
+    record.problem = "record kind " + std::to_string(kind);
+    return record_read::newer;
+  }
+  if (!reader.u64(record.sequence) || !reader.byte(flags) || !reader.varint(record.count))
+    return record_read::malformed;
+  if (flags & ~known_flags) {
+    record.problem = "record flags " + std::to_string(flags);
+    return record_read::newer;
+  }
+  record.clear_all = (flags & flag_clear_all) != 0;
+  if (expected_sequence != 0 && record.sequence != expected_sequence) {
+    record.problem = "out of sequence";
+    return record_read::malformed;
+  }
+  record.operations = reader.rest();
+  operation o;
+  for (std::uint64_t i = 0; i < record.count; ++i)
+    if (record_read r = read_operation(reader, o, record.problem); r != record_read::intact) return r;
+  if (!reader.at_end()) return record_read::malformed;
+  return record_read::intact;
+}
 
 // Reads the record at pos; expected_sequence is 0 for the first record (anything goes).
 record_read read_record(std::string_view content, std::size_t pos, std::uint64_t expected_sequence,
@@ -201,55 +256,16 @@ record_read read_record(std::string_view content, std::size_t pos, std::uint64_t
   std::string_view payload = content.substr(pos + record_header_size, length);
   if (crc32c(payload.data(), payload.size()) != get_u32(content.data() + pos + 4)) return record_read::checksum;
   record.size = record_header_size + length;
-  record.operations.clear();
-  payload_reader reader(payload);
-  std::uint8_t kind = 0, flags = 0;
-  std::uint64_t count = 0;
-  if (!reader.byte(kind)) return record_read::malformed;
-  if (kind != record_kind_commit) {
-    record.problem = "record kind " + std::to_string(kind);
-    return record_read::newer;
-  }
-  if (!reader.u64(record.sequence) || !reader.byte(flags) || !reader.varint(count)) return record_read::malformed;
-  if (flags & ~known_flags) {
-    record.problem = "record flags " + std::to_string(flags);
-    return record_read::newer;
-  }
-  record.clear_all = (flags & flag_clear_all) != 0;
-  if (expected_sequence != 0 && record.sequence != expected_sequence) {
-    record.problem = "out of sequence";
-    return record_read::malformed;
-  }
-  if (count > payload.size()) return record_read::malformed;  // every operation takes bytes
-  record.operations.reserve(static_cast<std::size_t>(count));
-  // The whole record is validated before any of it is applied.
-  for (std::uint64_t i = 0; i < count; ++i) {
-    operation o;
-    if (!reader.byte(o.op)) return record_read::malformed;
-    if (o.op != op_put && o.op != op_erase) {
-      record.problem = "operation " + std::to_string(o.op);
-      return record_read::newer;
-    }
-    if (!reader.text(o.key) || o.key.empty() || o.key.size() > max_key_size) return record_read::malformed;
-    if (o.op == op_put) {
-      std::uint8_t type = 0;
-      if (!reader.byte(type)) return record_read::malformed;
-      o.type = static_cast<value_type>(type);
-      if (!is_known(o.type)) {
-        record.problem = "value type " + std::to_string(type);
-        return record_read::newer;
-      }
-      if (!reader.text(o.value) || o.value.size() > max_value_size) return record_read::malformed;
-    }
-    record.operations.push_back(o);
-  }
-  if (!reader.at_end()) return record_read::malformed;
-  return record_read::intact;
+  return parse_payload(payload, expected_sequence, record);
 }
 
 void apply_record(committed_state& state, const record_view& record) {
   if (record.clear_all) state.clear();
-  for (const operation& o : record.operations) {
+  payload_reader reader(record.operations);
+  operation o;
+  std::string unused;
+  for (std::uint64_t i = 0; i < record.count; ++i) {
+    (void)read_operation(reader, o, unused);  // validated by parse_payload
     auto it = state.find(o.key);
     if (o.op == op_erase) {
       if (it != state.end()) state.erase(it);
@@ -267,59 +283,79 @@ bool all_zero(std::string_view bytes) {
   return true;
 }
 
+// How much checksumming the search for intact records past a bad one may do: a few passes
+// over the tail, so that a file crafted to be full of near-misses costs linear time.
+// Past the budget the tail counts as damage (a copy is kept either way).
+std::uint64_t search_budget(std::size_t tail) { return 4 * std::uint64_t{tail} + (std::uint64_t{1} << 20); }
+
+struct later_records {
+  std::uint64_t found = 0;  // intact records found past the bad one
+  bool gave_up = false;     // the budget ran out first
+};
+
 // Later records that are intact prove that the bad record at pos is not an interrupted
 // last append, whatever its length field says. A record starts where the payload's kind
-// byte and sequence number (the sync marker of the format) name a commit after
-// last_sequence, and it counts when its checksum and content hold. The checksums tried
-// are bounded, so a file crafted to be full of near-misses costs linear time; past the
-// bound the tail is taken for damage (a copy is kept either way).
-std::uint64_t count_intact_records_after(std::string_view content, std::size_t pos, std::uint64_t last_sequence) {
-  constexpr int max_checksums = 256;
-  int checksums = 0;
-  std::uint64_t found = 0;
-  std::uint64_t newest = last_sequence;
-  std::size_t q = pos + 1;
+// byte and sequence number (the sync marker of the format) name a later commit — at most
+// one more than the records that fit since the last known one — and it counts when its
+// checksum and content hold. With no intact record before it (have_sequence false), the
+// first one found may carry any sequence number: a compacted store starts anywhere.
+later_records intact_records_after(std::string_view content, std::size_t pos, bool have_sequence,
+                                   std::uint64_t last_sequence) {
   const std::size_t minimum_record = record_header_size + minimum_payload_size;
-  while (q + minimum_record <= content.size()) {
+  std::uint64_t budget = search_budget(content.size() - pos);
+  later_records out;
+  std::uint64_t newest = last_sequence;
+  std::size_t since = pos;  // where the last known record ended
+  for (std::size_t q = pos + 1; q + minimum_record <= content.size();) {
     const char* at = content.data() + q;
-    std::uint64_t sequence = get_u64(at + record_header_size + 1);
     std::uint32_t length = get_u32(at);
-    bool plausible = static_cast<std::uint8_t>(at[record_header_size]) == record_kind_commit && sequence > newest &&
-                     sequence - newest <= (content.size() - q) / minimum_record + 1 && length >= minimum_payload_size &&
-                     length <= content.size() - q - record_header_size;
+    std::uint64_t sequence = get_u64(at + record_header_size + 1);
+    bool plausible = static_cast<std::uint8_t>(at[record_header_size]) == record_kind_commit &&
+                     length >= minimum_payload_size && length <= content.size() - q - record_header_size &&
+                     (!have_sequence || (sequence > newest && sequence - newest <= (q - since) / minimum_record + 1));
     if (!plausible) {
       ++q;
       continue;
     }
-    if (++checksums > max_checksums) return found + 1;
+    if (length > budget) {
+      out.gave_up = true;
+      return out;
+    }
+    budget -= length;
     record_view record;
     if (read_record(content, q, 0, record) == record_read::intact) {
-      ++found;
+      ++out.found;
+      have_sequence = true;
       newest = record.sequence;
       q += record.size;
+      since = q;
     } else {
       ++q;
     }
   }
-  return found;
+  return out;
 }
 
 // Whether the overrunning record at pos is really shorter: some prefix of what follows
 // its header matches its checksum and parses as the expected commit. Then its length
-// field was damaged — an interrupted append leaves a prefix, never a whole record.
-bool has_intact_prefix(std::string_view content, std::size_t pos, std::uint64_t expected_sequence) {
-  std::uint32_t stored = get_u32(content.data() + pos + 4);
+// field was damaged — an interrupted append leaves a prefix, never a whole record. Within
+// the budget only; past it the answer is "yes" (damage: a copy is kept).
+bool has_intact_prefix(std::string_view content, std::size_t pos, bool have_sequence, std::uint64_t expected_sequence) {
   std::string_view payload = content.substr(pos + record_header_size);
-  std::uint32_t crc = 0;
-  std::size_t checked = 0;
+  if (payload.size() < minimum_payload_size || static_cast<std::uint8_t>(payload[0]) != record_kind_commit)
+    return false;
+  if (have_sequence && get_u64(payload.data() + 1) != expected_sequence) return false;
+  const std::uint32_t stored = get_u32(content.data() + pos + 4);
+  std::uint64_t budget = search_budget(payload.size());
+  std::uint32_t crc = crc32c(payload.data(), minimum_payload_size - 1);
+  record_view record;
   for (std::size_t length = minimum_payload_size; length <= payload.size(); ++length) {
-    crc = crc32c(payload.data() + checked, length - checked, crc);
-    checked = length;
+    crc = crc32c(payload.data() + length - 1, 1, crc);
     if (crc != stored) continue;
-    std::string candidate(content.substr(pos, record_header_size + length));
-    for (int i = 0; i < 4; ++i) candidate[static_cast<std::size_t>(i)] = static_cast<char>((length >> (8 * i)) & 0xFF);
-    record_view record;
-    if (read_record(candidate, 0, expected_sequence, record) == record_read::intact) return true;
+    if (length > budget) return true;
+    budget -= length;
+    if (parse_payload(payload.substr(0, length), have_sequence ? expected_sequence : 0, record) == record_read::intact)
+      return true;
   }
   return false;
 }
@@ -348,6 +384,7 @@ result<parse_outcome> parse_store(std::string_view content) {
     read = read_record(content, pos, expected, record);
     if (read != record_read::intact) break;
     apply_record(out.state, record);
+    out.last_record_at = pos;
     out.last_sequence = record.sequence;
     ++out.commits;
     pos += record.size;
@@ -370,12 +407,14 @@ result<parse_outcome> parse_store(std::string_view content) {
                   " (what a file system leaves of an append interrupted by a crash)";
     return out;
   }
-  out.intact_records_after_damage = count_intact_records_after(content, pos, out.last_sequence);
+  const bool have_sequence = out.commits > 0;
+  later_records later = intact_records_after(content, pos, have_sequence, out.last_sequence);
+  out.intact_records_after_damage = later.found;
   bool looks_torn =
       read == record_read::incomplete_header ||
-      (read == record_read::overrun && !has_intact_prefix(content, pos, expected)) ||
+      (read == record_read::overrun && !has_intact_prefix(content, pos, have_sequence, expected)) ||
       (read == record_read::checksum && pos + record_header_size + get_u32(content.data() + pos) == content.size());
-  if (looks_torn && out.intact_records_after_damage == 0) {
+  if (looks_torn && later.found == 0 && !later.gave_up) {
     out.torn_tail = true;
     out.problem =
         (read == record_read::checksum ? "last record incomplete (checksum mismatch)" : "last record cut short") + at;
@@ -395,8 +434,8 @@ result<parse_outcome> parse_store(std::string_view content) {
       break;
   }
   out.problem += at;
-  if (out.intact_records_after_damage > 0)
-    out.problem += "; " + std::to_string(out.intact_records_after_damage) + " intact record(s) after it";
+  if (later.found > 0) out.problem += "; " + std::to_string(later.found) + " intact record(s) after it";
+  if (later.gave_up) out.problem += "; the rest was too costly to search for intact records";
   return out;
 }
 

@@ -38,7 +38,8 @@ struct parse_outcome {
   committed_state state;
   std::uint64_t commits = 0;
   std::uint64_t last_sequence = 0;
-  std::size_t valid_end = 0;  // bytes up to the end of the last intact record
+  std::size_t valid_end = 0;       // bytes up to the end of the last intact record
+  std::size_t last_record_at = 0;  // where the last intact record starts (0: none)
   // What follows the intact records, if anything:
   bool torn_tail = false;  // provably an interrupted last append (or the zeros a file system leaves of one)
   bool damaged = false;    // anything else: a copy must be kept before the store is rewritten

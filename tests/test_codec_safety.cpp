@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -202,4 +203,57 @@ TEST(CodecSafetyTranscoded, MessagePackEditedAsJsonReadsBackIntoItsType) {
   ASSERT_TRUE(from_text);
   EXPECT_EQ(from_text->icon, saved.icon);
   EXPECT_EQ(from_text->slots, saved.slots);
+}
+
+TEST_P(CodecSafety, ASmallInputCannotAllocateWithoutBound) {
+  // Regression: one-byte elements ({} in JSON, an empty map in MessagePack) read into a
+  // vector of large structs: 65 KB of input took 1 GB, 262 KB aborted with bad_alloc.
+  // Elements are counted against max_memory (by default 64 MiB + 64 bytes per input byte).
+  struct Chunk {
+    std::array<std::uint64_t, 2048> words;  // 16 KiB
+  };
+  const std::size_t count = 20000;
+  std::string input;
+  if (GetParam() == codec::json) {
+    input = "[";
+    for (std::size_t i = 0; i < count; ++i) input += i ? ",{}" : "{}";
+    input += "]";
+  } else {
+    input = {static_cast<char>(0xdc), static_cast<char>(count >> 8), static_cast<char>(count & 0xff)};
+    input.append(count, static_cast<char>(0x80));
+  }
+  std::vector<Chunk> chunks;
+  auto read_status = read(input, chunks);
+  ASSERT_FALSE(read_status);
+  EXPECT_EQ(read_status.error().code(), errc::value_too_large) << read_status.error().to_string();
+  // A budget that fits lets it through; a smaller one is the caller's to choose.
+  std::vector<int> numbers(3);
+  ASSERT_TRUE(read(*write(std::vector<int>(1000, 7)), numbers));
+  EXPECT_EQ(numbers.size(), 1000u);
+  std::vector<int> fresh;  // (elements read into in place cost nothing more)
+  auto text = *write(std::vector<int>(1000, 7));
+  auto small = GetParam() == codec::json ? savekit::from_json(text, fresh, {.max_memory = 64})
+                                         : savekit::from_msgpack(text, fresh, {.max_memory = 64});
+  EXPECT_EQ(small.error().code(), errc::value_too_large);
+}
+
+TEST(CodecSafetyDepth, AnObjectStoredDeeperThanTheDefaultCanBeStoredRawAgain) {
+  // Regression: export -> import failed for an object set with a higher max_depth: the
+  // raw-value check stopped at the default depth.
+  auto p = savekit::prefs::open(savekit::make_memory_backend());
+  for (auto encoding : {savekit::format::msgpack, savekit::format::json}) {
+    ASSERT_TRUE(p->set("deep", chain(1000), encoding, {.max_depth = 1200}));
+    auto raw = p->get_raw("deep");
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(p->set_raw("copy", raw->type, raw->bytes));
+    EXPECT_TRUE(savekit::check_stored_value(raw->type, raw->bytes));
+    EXPECT_EQ(length_of(*p->get<Quest>("copy", {.max_depth = 1200})), 1000);
+  }
+  // And a document nested far deeper than anything reads is checked without recursion.
+  std::string deep_json(200000, '[');
+  deep_json.append(200000, ']');
+  EXPECT_TRUE(savekit::check_stored_value(savekit::value_type::json, deep_json));
+  std::string deep_msgpack(200000, static_cast<char>(0x91));
+  deep_msgpack.push_back(0x01);
+  EXPECT_TRUE(savekit::check_stored_value(savekit::value_type::msgpack, deep_msgpack));
 }

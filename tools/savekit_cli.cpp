@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -232,11 +233,21 @@ class output {
   int failed_ = 0;
 };
 
-// Writes a whole file through a temporary one and a rename: a failed write leaves the
-// old file (or none), never a truncated one.
-savekit::status write_file(const std::string& path, std::string_view content) {
+// Writes a whole file through a temporary one beside it and a rename: a failed write
+// leaves the old file (or none), never a truncated one. A symbolic link is written
+// through (the link stays a link), and an existing file keeps its permissions.
+savekit::status write_file(const std::string& given, std::string_view content) {
+  std::string path = given;
+  if (char* real = ::realpath(given.c_str(), nullptr)) {  // an existing file, through any links
+    path = real;
+    std::free(real);
+  }
+  mode_t mode = 0644;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
   std::string temporary = path + ".savekit-tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return io_failure("cannot create " + temporary, errno);
   const char* p = content.data();
   std::size_t left = content.size();
@@ -247,12 +258,18 @@ savekit::status write_file(const std::string& path, std::string_view content) {
     if (n <= 0) code = n < 0 ? errno : EIO;
     if (n > 0) p += n, left -= static_cast<std::size_t>(n);
   }
+  if (code == 0 && ::fchmod(fd, mode) != 0) code = errno;
   if (code == 0 && ::fsync(fd) != 0) code = errno;
   if (::close(fd) != 0 && code == 0) code = errno;
   if (code == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) code = errno;
   if (code != 0) {
     ::unlink(temporary.c_str());
-    return io_failure("cannot write " + path, code);
+    return io_failure("cannot write " + given, code);
+  }
+  std::string folder = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/') + 1);
+  if (int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    (void)::fsync(dir);  // the new name survives a power cut
+    ::close(dir);
   }
   return {};
 }
@@ -279,9 +296,13 @@ std::optional<savekit::value_type> type_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-savekit::result<savekit::prefs> open_store(const std::string& path, bool read_only) {
+enum class store_access { read, write, write_existing };
+
+savekit::result<savekit::prefs> open_store(const std::string& path, store_access access) {
+  bool read_only = access == store_access::read;
   savekit::file_backend_options options;
   options.read_only = read_only;
+  options.create_if_missing = access == store_access::write;
   auto store = savekit::prefs::open(savekit::make_file_backend(path, savekit::posix_file_system(), options));
   if (store && !read_only && store->recovery().recovered) {
     const auto& r = store->recovery();
@@ -403,7 +424,7 @@ std::optional<savekit::error> undecodable(const savekit::stored_value& v) {
 // ---- commands --------------------------------------------------------------------------------
 
 int cmd_list(const std::string& path, bool json) {
-  auto store = open_store(path, true);
+  auto store = open_store(path, store_access::read);
   if (!store) return report(path, store.error());
   output out;
   std::vector<listed_entry> listed;
@@ -427,7 +448,7 @@ int cmd_list(const std::string& path, bool json) {
 }
 
 int cmd_get(const std::string& path, const std::string& key, bool raw, bool pretty) {
-  auto store = open_store(path, true);
+  auto store = open_store(path, store_access::read);
   if (!store) return report(path, store.error());
   auto value = store->get_raw(key);
   if (!value) return report(path, value.error());
@@ -446,7 +467,9 @@ int cmd_get(const std::string& path, const std::string& key, bool raw, bool pret
   switch (value->type) {
     case value_type::string:
       if (valid_utf8(value->bytes)) {
-        out.line(value->bytes);
+        // On a terminal, control characters are shown escaped (a saved name could clear the
+        // screen or retitle the window); piped, the text is as stored.
+        out.line(::isatty(STDOUT_FILENO) ? terminal_safe(value->bytes, true) : value->bytes);
         break;
       }
       [[fallthrough]];
@@ -489,7 +512,7 @@ int cmd_set(const std::string& path, const std::string& key, const std::string& 
   savekit::value_type type = type_name == "json" ? savekit::value_type::msgpack : *type_from_name(type_name);
   auto bytes = encode_value(type, value, false);
   if (!bytes) return report_input("value", bytes.error(), value, false);
-  auto store = open_store(path, false);
+  auto store = open_store(path, store_access::write);
   if (!store) return report(path, store.error());
   if (auto set = store->set_raw(key, type, *bytes); !set) return report(path, set.error());
   if (auto saved = store->save(); !saved) return report(path, saved.error());
@@ -497,7 +520,7 @@ int cmd_set(const std::string& path, const std::string& key, const std::string& 
 }
 
 int cmd_delete(const std::string& path, const std::string& key) {
-  auto store = open_store(path, false);
+  auto store = open_store(path, store_access::write_existing);  // a typo must not create a store
   if (!store) return report(path, store.error());
   if (auto deleted = store->delete_key(key); !deleted) return report(path, deleted.error());
   if (auto saved = store->save(); !saved) return report(path, saved.error());
@@ -505,7 +528,7 @@ int cmd_delete(const std::string& path, const std::string& key) {
 }
 
 int cmd_export(const std::string& path, bool pretty) {
-  auto store = open_store(path, true);
+  auto store = open_store(path, store_access::read);
   if (!store) return report(path, store.error());
   exported_store doc{1, std::vector<exported_entry>{}};
   for (const std::string& key : store->keys()) {
@@ -569,7 +592,7 @@ int cmd_import(const std::string& path, const std::string& file, bool replace) {
     if (!bytes) return report(at, bytes.error());
     planned.push_back({std::move(key), savekit::stored_value{*type, std::move(*bytes)}});
   }
-  auto store = open_store(path, false);
+  auto store = open_store(path, store_access::write);
   if (!store) return report(path, store.error());
   if (replace) store->delete_all();
   for (std::size_t i = 0; i < planned.size(); ++i) {

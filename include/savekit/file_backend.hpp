@@ -12,7 +12,9 @@
 // The path is resolved once, at open: made absolute (a later chdir changes nothing) and
 // followed through symbolic links, so that a linked store is written where it really is,
 // and locked as that real file — a second name for it (a symbolic or hard link) cannot
-// open it at the same time.
+// open it at the same time. (A hard link names the same file only until the first
+// compaction, which writes a new file: after it, the link keeps the old content, as a
+// backup made of hard links expects.)
 //
 // All file access goes through savekit::file_system, so tests can inject faults and
 // simulate power cuts (tests/support/fault_fs.hpp).
@@ -55,6 +57,8 @@ class file_system {
   virtual result<int> open(const std::string& path, open_mode mode, std::uint32_t permissions = 0644) = 0;
   // The whole content of an open file; errc::store_too_large if it holds more than max_bytes.
   virtual result<std::string> read(int handle, std::uint64_t max_bytes) = 0;
+  // Up to n bytes at offset (fewer at the end of the file).
+  virtual result<std::string> read_at(int handle, std::uint64_t offset, std::size_t n) = 0;
   // Writes all n bytes at the end of the file (errc::io_error if not all could be written).
   virtual status write(int handle, const void* data, std::size_t n) = 0;
   virtual status sync(int handle) = 0;  // fdatasync: data and size reach the disk
@@ -100,6 +104,8 @@ struct file_backend_options {
   // make the file larger (even after compaction) fails with errc::store_too_large. At
   // most 4 GiB - 1 (a record's length is 32 bits).
   std::uint64_t max_store_bytes = std::uint64_t{1} << 30;  // 1 GiB
+  // Create the store (and its folder) when there is none; false: errc::not_found instead.
+  bool create_if_missing = true;
   // Open without changing anything: no file or folder is created (not even the lock file),
   // a damaged file is not repaired (what was intact is loaded and reported), and commits
   // fail. A shared lock keeps out writers while the store is open, when the lock file exists.

@@ -54,6 +54,9 @@ struct json_options {
   bool error_on_unknown_keys = false;           // an input key the struct lacks is errc::unknown_key
   bool error_on_missing_keys = false;           // a struct member absent from the input is errc::missing_key
   std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
+  // Memory the elements of arrays and maps read may take (errc::value_too_large beyond);
+  // 0: automatic_memory_limit(input size).
+  std::uint64_t max_memory = 0;
 };
 
 namespace detail {
@@ -358,6 +361,7 @@ bool read_json_sequence(json_reader& r, Sequence& sequence) {
       // Reuse existing elements (and their capacity) before growing. An empty vector
       // starts with room for a few: one allocation instead of three for small arrays.
       if (count == sequence.size()) {
+        if (!c.spend(sizeof(typename Sequence::value_type), c.p)) return false;
         if constexpr (requires { sequence.reserve(std::size_t{}); }) {
           if (sequence.capacity() == 0) sequence.reserve(4);
         }
@@ -470,6 +474,7 @@ bool read_json_map(json_reader& r, Map& map) {
     } else {
       static_assert(always_false<Key>, "map keys must be std::string or integers");
     }
+    if (!c.spend(map_node_size<Map>, key_at)) return false;
     auto [it, inserted] = map.try_emplace(std::move(key));
     if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
     if (!read_json(r, it->second)) {
@@ -718,6 +723,7 @@ template <class T>
 status from_json(std::string_view text, T& into, json_options options = {}) {
   detail::json_reader reader{detail::json_cursor{text, options.max_depth}, options};
   detail::json_cursor& c = reader.cursor;
+  c.memory_left = options.max_memory ? options.max_memory : automatic_memory_limit(text.size());
   if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err);
   return {};
 }

@@ -42,6 +42,9 @@ enum class msgpack_form : std::uint8_t {
 struct msgpack_options {
   msgpack_form form = msgpack_form::map;        // how structs are written; readers accept both
   std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
+  // Memory the elements of arrays and maps read may take (errc::value_too_large beyond);
+  // 0: automatic_memory_limit(input size).
+  std::uint64_t max_memory = 0;
 };
 
 namespace detail {
@@ -320,6 +323,7 @@ bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::
     if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
   }
   for (std::uint64_t i = existing; i < count; ++i) {
+    if (!c.spend(sizeof(Element), c.p)) return false;
     sequence.emplace_back();
     if (!read_msgpack(c, sequence.back())) {
       c.err.prepend_path(path_index(i));
@@ -502,6 +506,7 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
     Key key{};
     if (!read_msgpack_map_key(c, key)) return false;
     if (!c.more()) return false;
+    if (!c.spend(map_node_size<Map>, c.p)) return false;
     auto [it, inserted] = map.try_emplace(std::move(key));
     if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
     if (!read_msgpack(c, it->second)) {
@@ -720,6 +725,7 @@ detail::write_result<T, std::vector<std::byte>> to_msgpack(const T& value, msgpa
 template <class T>
 status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
   detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
+  c.memory_left = options.max_memory ? options.max_memory : automatic_memory_limit(bytes.size());
   if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err);
   return {};
 }

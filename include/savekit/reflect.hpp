@@ -46,6 +46,12 @@ namespace savekit {
 // msgpack_options::max_depth): deeper input is errc::depth_exceeded instead of a stack overflow.
 inline constexpr std::uint32_t default_max_depth = 256;
 
+// The memory the elements of a document's arrays and maps may take when max_memory is 0
+// (the default): 64 MiB, plus 64 bytes for every byte of input.
+constexpr std::uint64_t automatic_memory_limit(std::size_t input_bytes) {
+  return (std::uint64_t{64} << 20) + 64 * std::uint64_t{input_bytes};
+}
+
 // ---- declarations ---------------------------------------------------------------------
 
 // Specialize for a type you cannot change: static constexpr auto fields().
@@ -424,6 +430,10 @@ bool adapter_from_wire(const Wire& wire, T& value) {
     return static_cast<bool>(adapter<T>::from_wire(wire, value));
   }
 }
+
+// What a map entry costs a reader's memory budget: the key and value, and a node's links.
+template <class Map>
+inline constexpr std::uint64_t map_node_size = sizeof(typename Map::value_type) + 4 * sizeof(void*);
 
 // The object an optional or smart pointer holds, for a reader to read into: created
 // (value-initialized) if there is none. A shared_ptr whose object has other owners gets

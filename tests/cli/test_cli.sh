@@ -198,5 +198,28 @@ done
 check "json with whitespace is exported as base64" 0 '"key":"spaced","type":"json","base64"' -- cat exact-out.json
 check "a readable value stays readable" 0 '"key":"obj","type":"msgpack","value":\{"a":\[1,"x"\]\}' -- cat exact-out.json
 
+# ---- found by trying to break the fixes -------------------------------------------------------
+check "delete on a mistyped path" 1 '^$' -- "$savekit" delete typo/dir/x.prefs k
+check "creates nothing" 1 '^$' -- test -e typo
+"$savekit" set s.prefs screen "$(printf 'a\033[2Jb')"
+check "get on a terminal escapes control characters" 0 'a\\x1b\[2Jb' -- script -qec "'$savekit' get s.prefs screen" /dev/null
+check "get into a pipe keeps them" 0 '^611b5b324a62$' -- sh -c "'$savekit' get s.prefs screen | head -c 6 | od -An -tx1 | tr -d ' \n'"
+printf '{"old":true}' >target.json
+chmod 600 target.json
+ln -s target.json link.json
+check "convert -o through a link" 0 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to json -o link.json"
+check "the link is still a link" 0 '^$' -- test -L link.json
+check "its target was written" 0 '^\[1\]$' -- cat target.json
+check "and kept its permissions" 0 '^600$' -- stat -c %a target.json
+mkfifo pipe.prefs
+check "set on a FIFO" 1 '^$' -- "$savekit" set pipe.prefs k v
+check "leaves no lock file beside it" 1 '^$' -- test -e pipe.prefs.lock
+"$savekit" set s.prefs k v
+rm -f s.prefs.lock
+mkfifo s.prefs.lock
+check "list with a FIFO at the lock file's name does not hang" 0 'k +string' -- timeout 10 "$savekit" list s.prefs
+check "set then refuses it" 1 '^$' -- timeout 10 "$savekit" set s.prefs k w
+rm -f s.prefs.lock
+# A store rewritten in place under a running program: caught by its next save (test_store_files).
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -115,6 +115,13 @@ class fault_fs final : public savekit::file_system {
     return node->current;
   }
 
+  savekit::result<std::string> read_at(int handle, std::uint64_t offset, std::size_t n) override {
+    auto* node = find(handle);
+    if (!node) return dead();
+    if (offset >= node->current.size()) return std::string{};
+    return node->current.substr(static_cast<std::size_t>(offset), n);
+  }
+
   savekit::status write(int handle, const void* data, std::size_t n) override {
     if (crashed_) return dead();
     fault f = step();

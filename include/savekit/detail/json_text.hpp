@@ -154,6 +154,17 @@ struct json_cursor {
   }
   bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
 
+  // Memory the elements of arrays and maps may still take (json_options::max_memory).
+  std::uint64_t memory_left = ~std::uint64_t{0};
+  // Counts an element's memory: false past the budget, so that a small input cannot make
+  // a reader allocate without bound ("[{},{},...]" into elements of kilobytes each).
+  SAVEKIT_ALWAYS_INLINE bool spend(std::uint64_t bytes, const char* at) {
+    if (SAVEKIT_UNLIKELY(bytes > memory_left))
+      return fail(errc::value_too_large, at, "the value would take more memory than max_memory allows");
+    memory_left -= bytes;
+    return true;
+  }
+
   SAVEKIT_ALWAYS_INLINE void skip_whitespace() {
     // Minified JSON has none: one comparison in the common case.
     while (p < end && static_cast<unsigned char>(*p) <= ' ' && is_json_whitespace(*p)) ++p;
@@ -389,48 +400,66 @@ struct json_cursor {
     return true;
   }
 
-  // Skips one whole value (validating it) with p at its first character.
+  // Skips one whole value (validating it) with p at its first character. Iterative — a
+  // stack of the open brackets — so that any depth max_depth allows is skipped without
+  // recursion.
   bool skip_value() {
-    switch (*p) {
-      case '"':
-        return read_string(nullptr);
-      case '{': {
-        if (!enter(p)) return false;
-        ++p;
-        bool more = false;
-        for (bool first = true;; first = false) {
-          if (!next_element('}', first, more)) return false;
-          if (!more) break;
-          std::string_view key;
-          if (!read_member_key(key) || !next_token() || !skip_value()) return false;
+    std::string open;  // '{' or '[' for each container the value is inside
+    for (;;) {
+      // p is at a value.
+      switch (*p) {
+        case '{':
+        case '[': {
+          if (!enter(p)) return false;
+          char bracket = *p++;
+          bool more = false;
+          if (!next_element(bracket == '{' ? '}' : ']', true, more)) return false;
+          if (more) {
+            open.push_back(bracket);
+            if (bracket == '{' && !skip_member_key()) return false;
+            continue;
+          }
+          leave();
+          break;
         }
-        leave();
-        return true;
-      }
-      case '[': {
-        if (!enter(p)) return false;
-        ++p;
-        bool more = false;
-        for (bool first = true;; first = false) {
-          if (!next_element(']', first, more)) return false;
-          if (!more) break;
-          if (!skip_value()) return false;
+        case '"':
+          if (!read_string(nullptr)) return false;
+          break;
+        case 't':
+          if (!literal("true", 4)) return false;
+          break;
+        case 'f':
+          if (!literal("false", 5)) return false;
+          break;
+        case 'n':
+          if (!literal("null", 4)) return false;
+          break;
+        default: {
+          if (*p != '-' && (*p < '0' || *p > '9')) return fail(errc::syntax_error, p, "expected a value");
+          bool integral = false;
+          if (!scan_number(integral)) return false;
         }
-        leave();
-        return true;
       }
-      case 't':
-        return literal("true", 4);
-      case 'f':
-        return literal("false", 5);
-      case 'n':
-        return literal("null", 4);
-      default: {
-        if (*p != '-' && (*p < '0' || *p > '9')) return fail(errc::syntax_error, p, "expected a value");
-        bool integral = false;
-        return scan_number(integral);
+      // A value is complete: close the containers it completes, or go on to the next element.
+      for (;;) {
+        if (open.empty()) return true;
+        char bracket = open.back();
+        bool more = false;
+        if (!next_element(bracket == '{' ? '}' : ']', false, more)) return false;
+        if (more) {
+          if (bracket == '{' && !skip_member_key()) return false;
+          break;
+        }
+        open.pop_back();
+        leave();
       }
     }
+  }
+
+  // A member's key and the whitespace after its colon, p left at the value.
+  bool skip_member_key() {
+    std::string_view key;
+    return read_member_key(key) && next_token();
   }
 
   // After the top-level value: only whitespace may follow.

@@ -171,6 +171,17 @@ struct msgpack_cursor {
   }
   bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
 
+  // Memory the elements of arrays and maps may still take (msgpack_options::max_memory).
+  std::uint64_t memory_left = ~std::uint64_t{0};
+  // Counts an element's memory: false past the budget, so that a small input cannot make
+  // a reader allocate without bound (one-byte empty maps into elements of kilobytes each).
+  SAVEKIT_ALWAYS_INLINE bool spend(std::uint64_t bytes, const unsigned char* at) {
+    if (SAVEKIT_UNLIKELY(bytes > memory_left))
+      return fail(errc::value_too_large, at, "the value would take more memory than max_memory allows");
+    memory_left -= bytes;
+    return true;
+  }
+
   bool enter(const unsigned char* at) {
     if (++depth > max_depth) return fail(errc::depth_exceeded, at, "nesting deeper than max_depth");
     return true;
@@ -312,11 +323,12 @@ struct msgpack_cursor {
     return true;
   }
 
-  // Skips one whole value with bounds and depth checks.
-  bool skip_value() {
-    if (!more()) return false;
+  // Skips the bytes of one value's own encoding; children: the values nested in it that
+  // follow (elements, or keys and values), 0 for anything but a container.
+  bool skip_one(std::uint64_t& children) {
     const unsigned char* at = p;
     std::uint8_t b = *p;
+    children = 0;
     if (b < 0x80 || b >= 0xe0 || b == mp::nil || b == mp::true_ || b == mp::false_) {
       ++p;
       return true;
@@ -348,12 +360,36 @@ struct msgpack_cursor {
     }
     std::uint64_t count = 0;
     if (!container(count, kind)) return false;
-    if (!enter(at)) return false;
-    std::uint64_t values = kind == 'm' ? count * 2 : count;
-    for (std::uint64_t i = 0; i < values; ++i)
-      if (!skip_value()) return false;
-    leave();
+    children = kind == 'm' ? count * 2 : count;
     return true;
+  }
+
+  // Skips one whole value with bounds and depth checks. Iterative — one count per open
+  // container — so that any depth max_depth allows is skipped without recursion.
+  bool skip_value() {
+    std::vector<std::uint64_t> open;  // values still to skip in each open container
+    for (;;) {
+      if (!more()) return false;
+      const unsigned char* at = p;
+      std::uint64_t children = 0;
+      if (!skip_one(children)) return false;
+      bool is_container = (*at >= 0x80 && *at <= 0x9f) || *at == mp::array16 || *at == mp::array32 ||
+                          *at == mp::map16 || *at == mp::map32;
+      if (is_container) {
+        if (!enter(at)) return false;
+        if (children > 0) {
+          open.push_back(children);
+          continue;
+        }
+        leave();
+      }
+      // A value is complete: close every container it completes.
+      while (!open.empty() && --open.back() == 0) {
+        open.pop_back();
+        leave();
+      }
+      if (open.empty()) return true;
+    }
   }
 
   bool finish() {
