@@ -40,7 +40,9 @@ class file_backend final : public backend {
   ~file_backend() override {
     // A record whose commit failed (its sync, say) may be whole in the file: cut it off, so
     // that a failed save does not come back when the store is opened again.
-    if (needs_truncate_ && handle_ >= 0) (void)cut_tail();
+    // Only from the file this store wrote: if another program has replaced or rewritten it
+    // since, that content is someone's restore, and must not be cut.
+    if (needs_truncate_ && handle_ >= 0 && verify_file()) (void)cut_tail();
     close_handle();
   }
 
@@ -114,6 +116,7 @@ class file_backend final : public backend {
       } else {
         // An interrupted append: cut it off so that the next record follows an intact one.
         needs_truncate_ = true;
+        unacknowledged_ = content->substr(parsed->valid_end);
         if (status cut = cut_tail(); !cut) return std::move(cut).error();
       }
     }
@@ -133,11 +136,11 @@ class file_backend final : public backend {
     record_.clear();
     detail::encode_commit_record(record_, sequence_ + 1, changes);
     if (status written = fs_.write(handle_, record_.data(), record_.size()); !written) {
-      needs_truncate_ = true;  // part of the record may be in the file
+      note_failed_append();  // part of the record may be in the file
       return done(std::move(written));
     }
     if (status synced = fs_.sync(handle_); !synced) {
-      needs_truncate_ = true;
+      note_failed_append();
       return done(std::move(synced));
     }
     // Durable: this is the commit point.
@@ -178,24 +181,42 @@ class file_backend final : public backend {
   // A sync tool or a restore may delete or replace the store file while the game runs;
   // appending to the orphaned file would acknowledge saves no one will ever read.
   status check_file_is_ours() {
+    status verified = verify_file();
+    // Deleted or moved away: everything committed is in memory; write it back first.
+    if (!verified && verified.error().code() == errc::not_found) return write_snapshot_file(state_, sequence_);
+    return verified;
+  }
+
+  // Whether the file at the store's path is the one this store wrote: the same file (not
+  // deleted: errc::not_found; not replaced), of the size it wrote, with the last record it
+  // wrote — past which may lie only a part of the append that failed (or the interrupted
+  // append found at open). Anything else was written by another program (a restore with
+  // cp, a sync tool writing in place): errc::store_replaced. Changes nothing.
+  status verify_file() {
     auto at_path = fs_.stat(path_);
-    if (!at_path) {
-      if (at_path.error().code() != errc::not_found) return std::move(at_path).error();
-      // Deleted or moved away: everything committed is in memory; write it back first.
-      return write_snapshot_file(state_, sequence_);
-    }
+    if (!at_path) return std::move(at_path).error();
     if (at_path->device != file_.device || at_path->inode != file_.inode) return replaced("replaced");
-    // The same file, rewritten in place (a restore with cp, a sync tool writing in place):
-    // its size or its last record are no longer what this store wrote.
     auto ours = fs_.stat(handle_);
     if (!ours) return std::move(ours).error();
-    if (needs_truncate_ ? ours->size < file_size_ : ours->size != file_size_) return replaced("changed");
+    if (ours->size < file_size_) return replaced("changed");
+    if (std::uint64_t extra = ours->size - file_size_; extra > 0) {
+      if (!needs_truncate_ || extra > unacknowledged_.size()) return replaced("changed");
+      auto tail = fs_.read_at(handle_, file_size_, static_cast<std::size_t>(extra));
+      if (!tail) return std::move(tail).error();
+      if (*tail != std::string_view{unacknowledged_}.substr(0, static_cast<std::size_t>(extra)))
+        return replaced("changed");
+    }
     if (last_record_at_ > 0) {
       auto head = fs_.read_at(handle_, last_record_at_, last_record_head_.size());
       if (!head) return std::move(head).error();
       if (*head != last_record_head_) return replaced("changed");
     }
     return {};
+  }
+
+  void note_failed_append() {
+    needs_truncate_ = true;
+    unacknowledged_ = record_;
   }
 
   error replaced(const char* how) const {
@@ -265,6 +286,7 @@ class file_backend final : public backend {
     if (status cut = fs_.truncate(handle_, file_size_); !cut) return cut;
     if (status synced = fs_.sync(handle_); !synced) return synced;
     needs_truncate_ = false;
+    unacknowledged_.clear();
     return {};
   }
 
@@ -341,6 +363,7 @@ class file_backend final : public backend {
     file_size_ = content.size();
     remember_last_record(std::string_view{content}.substr(detail::store_header_size), detail::store_header_size);
     needs_truncate_ = false;
+    unacknowledged_.clear();
     if (status reopened = reopen(); !reopened) return reopened;
     return written;
   }
@@ -379,6 +402,7 @@ class file_backend final : public backend {
   std::uint64_t next_compaction_at_ = 0;
   status maintenance_;
   bool needs_truncate_ = false;
+  std::string unacknowledged_;  // what may follow file_size_: a failed append's bytes (or a torn tail)
   bool directory_sync_pending_ = false;
   std::string record_;  // reused encoding buffer
 };

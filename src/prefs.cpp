@@ -191,6 +191,10 @@ result<stored_value> prefs::get_raw(std::string_view key) const {
   return stored_value{found->type, found->bytes};
 }
 
+namespace {
+constexpr std::uint32_t stored_value_max_depth = 100'000;
+}  // namespace
+
 status check_stored_value(value_type type, std::string_view bytes) {
   switch (type) {
     case value_type::integer: {
@@ -204,17 +208,18 @@ status check_stored_value(value_type type, std::string_view bytes) {
     case value_type::string:
     case value_type::bytes:
       return {};
-    // At any depth: an object stored with a higher max_depth is still a valid entry (the
-    // skips are iterative, so no depth can exhaust the stack).
+    // Deeper than any reader could go (its recursion would exhaust the stack long before),
+    // so that an object stored with a raised max_depth is still a valid entry; the skips
+    // are iterative.
     case value_type::msgpack:
     case value_type::msgpack_compact: {
-      detail::msgpack_cursor c{bytes.data(), bytes.size(), ~std::uint32_t{0}};
+      detail::msgpack_cursor c{bytes.data(), bytes.size(), stored_value_max_depth};
       if (!c.skip_value() || !c.finish()) return std::move(c.err);
       return {};
     }
     case value_type::json: {
       raw_json any;
-      return savekit::from_json(bytes, any, {.max_depth = ~std::uint32_t{0}});
+      return savekit::from_json(bytes, any, {.max_depth = stored_value_max_depth});
     }
     case value_type::end_of_known_types:
       break;

@@ -296,12 +296,15 @@ struct later_records {
 // Later records that are intact prove that the bad record at pos is not an interrupted
 // last append, whatever its length field says. A record starts where the payload's kind
 // byte and sequence number (the sync marker of the format) name a later commit — at most
-// one more than the records that fit since the last known one — and it counts when its
+// a few more than the records that fit since the last known one — and it counts when its
 // checksum and content hold. With no intact record before it (have_sequence false), the
 // first one found may carry any sequence number: a compacted store starts anywhere.
 later_records intact_records_after(std::string_view content, std::size_t pos, bool have_sequence,
                                    std::uint64_t last_sequence) {
   const std::size_t minimum_record = record_header_size + minimum_payload_size;
+  // Records damaged by lost bytes (a lossy copy) take less room than whole ones: the
+  // sequence gap may exceed what fits by a few.
+  constexpr std::uint64_t slack = 16;
   std::uint64_t budget = search_budget(content.size() - pos);
   later_records out;
   std::uint64_t newest = last_sequence;
@@ -310,9 +313,10 @@ later_records intact_records_after(std::string_view content, std::size_t pos, bo
     const char* at = content.data() + q;
     std::uint32_t length = get_u32(at);
     std::uint64_t sequence = get_u64(at + record_header_size + 1);
-    bool plausible = static_cast<std::uint8_t>(at[record_header_size]) == record_kind_commit &&
-                     length >= minimum_payload_size && length <= content.size() - q - record_header_size &&
-                     (!have_sequence || (sequence > newest && sequence - newest <= (q - since) / minimum_record + 1));
+    bool plausible =
+        static_cast<std::uint8_t>(at[record_header_size]) == record_kind_commit && length >= minimum_payload_size &&
+        length <= content.size() - q - record_header_size &&
+        (!have_sequence || (sequence > newest && sequence - newest <= (q - since) / minimum_record + slack));
     if (!plausible) {
       ++q;
       continue;
@@ -323,7 +327,8 @@ later_records intact_records_after(std::string_view content, std::size_t pos, bo
     }
     budget -= length;
     record_view record;
-    if (read_record(content, q, 0, record) == record_read::intact) {
+    // A record from a newer savekit is as much proof of later data as an intact one.
+    if (record_read r = read_record(content, q, 0, record); r == record_read::intact || r == record_read::newer) {
       ++out.found;
       have_sequence = true;
       newest = record.sequence;
@@ -435,7 +440,7 @@ result<parse_outcome> parse_store(std::string_view content) {
   }
   out.problem += at;
   if (later.found > 0) out.problem += "; " + std::to_string(later.found) + " intact record(s) after it";
-  if (later.gave_up) out.problem += "; the rest was too costly to search for intact records";
+  if (later.gave_up) out.problem += "; not all that follows could be searched for intact records (the copy keeps it)";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <new>
 #include <vector>
 
@@ -143,4 +144,30 @@ TEST(Allocations, ARecordOfManyTinyOperationsCostsNoMoreThanItsBytes) {
   ASSERT_TRUE(p) << p.error().to_string();
   EXPECT_EQ(p->get_string("after"), "the erases");
   EXPECT_LE(largest_allocation.load(), file.size() + (std::size_t{1} << 20));  // the file as read, no more
+}
+
+TEST(Allocations, SkippingAFieldAVersionRemovedAllocatesNothing) {
+  // Regression: skipping a value nested in containers (a field a newer version removed)
+  // allocated a stack on every load; small nesting is now skipped with none.
+  struct Old {
+    int level = 3;
+    std::vector<std::vector<int>> removed{{1, 2}, {3}};
+    std::map<std::string, std::vector<int>> gone{{"x", {4}}};
+  };
+  struct New {
+    int level = 0;
+  };
+  const std::string packed = [] {
+    std::string out;
+    savekit::to_msgpack(Old{}, out);
+    return out;
+  }();
+  const std::string text = savekit::to_json(Old{});
+  New loaded;
+  EXPECT_EQ(allocations_in_steady_state([&] {
+              ASSERT_TRUE(savekit::from_msgpack(packed, loaded));
+              ASSERT_TRUE(savekit::from_json(text, loaded));
+            }),
+            0);
+  EXPECT_EQ(loaded.level, 3);
 }

@@ -10,6 +10,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -208,7 +209,7 @@ TEST(CodecSafetyTranscoded, MessagePackEditedAsJsonReadsBackIntoItsType) {
 TEST_P(CodecSafety, ASmallInputCannotAllocateWithoutBound) {
   // Regression: one-byte elements ({} in JSON, an empty map in MessagePack) read into a
   // vector of large structs: 65 KB of input took 1 GB, 262 KB aborted with bad_alloc.
-  // Elements are counted against max_memory (by default 64 MiB + 64 bytes per input byte).
+  // Elements, and objects behind pointers, are counted against max_memory.
   struct Chunk {
     std::array<std::uint64_t, 2048> words;  // 16 KiB
   };
@@ -222,10 +223,22 @@ TEST_P(CodecSafety, ASmallInputCannotAllocateWithoutBound) {
     input = {static_cast<char>(0xdc), static_cast<char>(count >> 8), static_cast<char>(count & 0xff)};
     input.append(count, static_cast<char>(0x80));
   }
+  // (The default limit, 1 GiB, refuses the same past 65,536 of them; a smaller limit
+  // keeps this test light.)
+  constexpr std::uint64_t limit = std::uint64_t{64} << 20;
+  auto read_limited = [&](auto& into) {
+    return GetParam() == codec::json ? savekit::from_json(input, into, {.max_memory = limit})
+                                     : savekit::from_msgpack(input, into, {.max_memory = limit});
+  };
   std::vector<Chunk> chunks;
-  auto read_status = read(input, chunks);
+  auto read_status = read_limited(chunks);
   ASSERT_FALSE(read_status);
   EXPECT_EQ(read_status.error().code(), errc::value_too_large) << read_status.error().to_string();
+  // Objects behind pointers count too.
+  std::vector<std::unique_ptr<Chunk>> owned;
+  EXPECT_EQ(read_limited(owned).error().code(), errc::value_too_large);
+  std::vector<std::shared_ptr<Chunk>> shared;
+  EXPECT_EQ(read_limited(shared).error().code(), errc::value_too_large);
   // A budget that fits lets it through; a smaller one is the caller's to choose.
   std::vector<int> numbers(3);
   ASSERT_TRUE(read(*write(std::vector<int>(1000, 7)), numbers));
@@ -249,11 +262,42 @@ TEST(CodecSafetyDepth, AnObjectStoredDeeperThanTheDefaultCanBeStoredRawAgain) {
     EXPECT_TRUE(savekit::check_stored_value(raw->type, raw->bytes));
     EXPECT_EQ(length_of(*p->get<Quest>("copy", {.max_depth = 1200})), 1000);
   }
-  // And a document nested far deeper than anything reads is checked without recursion.
-  std::string deep_json(200000, '[');
-  deep_json.append(200000, ']');
-  EXPECT_TRUE(savekit::check_stored_value(savekit::value_type::json, deep_json));
-  std::string deep_msgpack(200000, static_cast<char>(0x91));
-  deep_msgpack.push_back(0x01);
-  EXPECT_TRUE(savekit::check_stored_value(savekit::value_type::msgpack, deep_msgpack));
+  // A document nested far deeper than anything reads is checked without recursion, up to
+  // a bound (100,000 levels) that no reader reaches anyway.
+  for (std::size_t depth : {90'000u, 150'000u}) {
+    std::string deep_json(depth, '[');
+    deep_json.append(depth, ']');
+    std::string deep_msgpack(depth, static_cast<char>(0x91));
+    deep_msgpack.push_back(0x01);
+    for (auto [type, bytes] :
+         {std::pair{savekit::value_type::json, &deep_json}, std::pair{savekit::value_type::msgpack, &deep_msgpack}}) {
+      auto checked = savekit::check_stored_value(type, *bytes);
+      EXPECT_EQ(static_cast<bool>(checked), depth < 100'000) << depth;
+      if (!checked) {
+        EXPECT_EQ(checked.error().code(), errc::depth_exceeded);
+      }
+    }
+  }
+}
+
+TEST(CodecSafetyDepth, TheStoreRefusesWhatItsMemoryLimitWouldNotReadBack) {
+  // Regression: prefs::set stored a sparse 512 x 512 grid (129 MiB in memory, 297 KB
+  // stored) that prefs::get then refused for its memory. set checks the same limit, and
+  // object_options carries it for both.
+  struct Cell {
+    std::array<std::uint64_t, 64> data;
+  };
+  std::vector<std::optional<Cell>> grid(2048);
+  grid[7] = Cell{};
+  auto p = savekit::prefs::open(savekit::make_memory_backend());
+  const savekit::object_options tight{.max_memory = 64 * 1024};
+  auto refused = p->set("grid", grid, savekit::format::msgpack, tight);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), errc::value_too_large);
+  ASSERT_TRUE(p->set("grid", grid, savekit::format::msgpack, {.max_memory = 4 << 20}));
+  EXPECT_EQ(p->get<std::vector<std::optional<Cell>>>("grid", tight).error().code(), errc::value_too_large);
+  auto back = p->get<std::vector<std::optional<Cell>>>("grid", {.max_memory = 4 << 20});
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->size(), 2048u);
+  EXPECT_EQ(savekit::detail::memory_footprint(grid), 2048 * sizeof(std::optional<Cell>));
 }

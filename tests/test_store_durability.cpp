@@ -579,3 +579,31 @@ TEST(StoreDurability, KeysNoStoreCanHoldAreNotLoaded) {
     EXPECT_EQ(disk.durable_content(p->recovery().damaged_copy), content);
   }
 }
+
+TEST(StoreDurability, LostBytesOrNewerRecordsAfterDamageAreNotATornTail) {
+  // Regression: bytes lost inside a small record (a lossy copy) moved the next intact record
+  // closer than a whole record's size, so the search did not count it, and records from a
+  // newer savekit after a damaged one did not count at all: either way the tail was cut as
+  // an interrupted append, no copy kept.
+  using test_support::commit_record;
+  const std::string head = test_support::store_header() + commit_record(0, {{false, "a", 3, "1"}}, 1);
+  const std::string second = commit_record(1, {{true, "zz", 0, ""}});
+  const std::string third = commit_record(2, {{false, "b", 3, "2"}});
+  for (std::size_t lost = 1; lost <= 8; ++lost) {
+    std::string damaged = head + second.substr(0, second.size() - lost) + third;
+    test_support::fault_fs disk;
+    disk.plant(store_path, damaged);
+    auto p = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->recovery().damaged_copy.empty()) << lost << " bytes lost: " << p->recovery().detail;
+  }
+  std::string newer = head + second;
+  newer[head.size() + 1] ^= 0x40;  // the second record's length
+  newer += commit_record(2, {{false, "b", 8, "from the future"}});
+  test_support::fault_fs disk;
+  disk.plant(store_path, newer);
+  auto p = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->recovery().damaged_copy.empty()) << p->recovery().detail;
+  EXPECT_EQ(disk.durable_content(p->recovery().damaged_copy), newer);
+}

@@ -481,3 +481,34 @@ TEST_F(StoreFiles, OnlyWhatMayBeCreatedIsCreated) {
   EXPECT_EQ(writer.error().code(), errc::invalid_path);
 #endif
 }
+
+TEST(StoreFilesModel, AFailedSaveNeverCutsWhatAnotherProgramWrote) {
+  // Regression: after a save failed part-way (so the store meant to cut its partial
+  // record), a restore copied in place was cut to the store's old size — by the next save
+  // (which then returned ok, dropping the other machine's commit) or when the store closed.
+  using test_support::commit_record;
+  for (bool restore_is_longer : {false, true}) {
+    SCOPED_TRACE(restore_is_longer ? "restored file extends this one" : "restored file is another store");
+    test_support::fault_fs disk;
+    auto p = savekit::prefs::open(savekit::make_file_backend("/game.prefs", disk));
+    ASSERT_TRUE(p);
+    ASSERT_TRUE(p->set_int("gold", 1));
+    ASSERT_TRUE(p->save());
+    const std::string before = disk.durable_content("/game.prefs");
+    ASSERT_TRUE(p->set_int("gold", 2));
+    disk.arm(test_support::fault_fs::fault::short_write, disk.operations());
+    ASSERT_FALSE(p->save());  // half a record is in the file
+    // Another machine's copy, synced in place: the same history and one more commit — or
+    // a different store altogether.
+    std::string restored = restore_is_longer
+                               ? before + commit_record(2, {{false, "quest", 3, "done"}})
+                               : test_support::store_header() + commit_record(0, {{false, "quest", 3, "done"}}, 1) +
+                                     std::string(200, '\0');
+    disk.overwrite_in_place("/game.prefs", restored);
+    auto saved = p->save();
+    ASSERT_FALSE(saved);
+    EXPECT_EQ(saved.error().code(), errc::store_replaced) << saved.error().to_string();
+    p = savekit::error{errc::ok, 0, ""};  // closing must not cut it either
+    EXPECT_EQ(disk.durable_content("/game.prefs"), restored);
+  }
+}

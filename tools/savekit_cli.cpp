@@ -86,20 +86,32 @@ enum exit_code { ok = 0, failure = 1, usage = 2, in_use = 3, recoverable = 4, no
 
 // ---- terminal-safe text ----------------------------------------------------------------------
 
-// Text from a store (keys, messages naming keys) as it may reach a terminal: control
-// characters shown as \xNN, so a key cannot move the cursor, recolour the screen or forge
-// a line of output. Newlines and tabs are kept where the text is ours (formatted errors).
-std::string terminal_safe(std::string_view text, bool keep_newlines) {
+// Text from a store (keys, values, messages naming keys) as it may reach a terminal:
+// control characters (C0, DEL and C1) shown as \xNN or \u00NN and backslashes doubled,
+// so nothing can move the cursor, recolour the screen or forge a line of output. Newlines
+// and tabs are kept where the text is ours (formatted errors) or meant to show as lines
+// (values); for values, backslashes are doubled, so an escaped byte cannot be mistaken
+// for the same text typed in.
+std::string terminal_safe(std::string_view text, bool keep_newlines, bool double_backslashes = false) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
-  for (char c : text) {
-    auto b = static_cast<unsigned char>(c);
-    if ((b < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || b == 0x7f) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto b = static_cast<unsigned char>(text[i]);
+    bool c1 = b == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+              static_cast<unsigned char>(text[i + 1]) < 0xa0;
+    if (c1) {
+      b = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += hex[b >> 4];
+      out += hex[b & 15];
+    } else if ((b < 0x20 && !(keep_newlines && (b == '\n' || b == '\t'))) || b == 0x7f) {
       out += "\\x";
       out += hex[b >> 4];
       out += hex[b & 15];
+    } else if (b == '\\' && double_backslashes) {
+      out += "\\\\";
     } else {
-      out += c;
+      out += static_cast<char>(b);
     }
   }
   return out;
@@ -235,30 +247,47 @@ class output {
 
 // Writes a whole file through a temporary one beside it and a rename: a failed write
 // leaves the old file (or none), never a truncated one. A symbolic link is written
-// through (the link stays a link), and an existing file keeps its permissions.
+// through (the link stays a link; a dangling one is refused), an existing file keeps its
+// permissions, a new one gets the umask's, and what is not a regular file (/dev/null, a
+// FIFO, /dev/stdout) is written to directly, never replaced.
 savekit::status write_file(const std::string& given, std::string_view content) {
   std::string path = given;
-  if (char* real = ::realpath(given.c_str(), nullptr)) {  // an existing file, through any links
+  struct stat link {};
+  if (::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    char* real = ::realpath(given.c_str(), nullptr);
+    if (!real) return io_failure("cannot follow the link " + given, errno);
     path = real;
     std::free(real);
   }
-  mode_t mode = 0644;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
+  struct stat existing {};
+  bool exists = ::stat(path.c_str(), &existing) == 0;
+  auto write_all = [&](int fd) {
+    const char* p = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return n < 0 ? errno : EIO;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    return 0;
+  };
+  if (exists && !S_ISREG(existing.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return io_failure("cannot open " + given, errno);
+    int code = write_all(fd);
+    if (::close(fd) != 0 && code == 0) code = errno;
+    if (code != 0) return io_failure("cannot write " + given, code);
+    return {};
+  }
   std::string temporary = path + ".savekit-tmp";
   ::unlink(temporary.c_str());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  exists ? existing.st_mode & 07777 : 0666);
   if (fd < 0) return io_failure("cannot create " + temporary, errno);
-  const char* p = content.data();
-  std::size_t left = content.size();
-  int code = 0;
-  while (left > 0 && code == 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) code = n < 0 ? errno : EIO;
-    if (n > 0) p += n, left -= static_cast<std::size_t>(n);
-  }
-  if (code == 0 && ::fchmod(fd, mode) != 0) code = errno;
+  int code = write_all(fd);
+  if (code == 0 && exists && ::fchmod(fd, existing.st_mode & 07777) != 0) code = errno;
   if (code == 0 && ::fsync(fd) != 0) code = errno;
   if (::close(fd) != 0 && code == 0) code = errno;
   if (code == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) code = errno;
@@ -469,7 +498,7 @@ int cmd_get(const std::string& path, const std::string& key, bool raw, bool pret
       if (valid_utf8(value->bytes)) {
         // On a terminal, control characters are shown escaped (a saved name could clear the
         // screen or retitle the window); piped, the text is as stored.
-        out.line(::isatty(STDOUT_FILENO) ? terminal_safe(value->bytes, true) : value->bytes);
+        out.line(::isatty(STDOUT_FILENO) ? terminal_safe(value->bytes, true, true) : value->bytes);
         break;
       }
       [[fallthrough]];

@@ -54,9 +54,9 @@ struct json_options {
   bool error_on_unknown_keys = false;           // an input key the struct lacks is errc::unknown_key
   bool error_on_missing_keys = false;           // a struct member absent from the input is errc::missing_key
   std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
-  // Memory the elements of arrays and maps read may take (errc::value_too_large beyond);
-  // 0: automatic_memory_limit(input size).
-  std::uint64_t max_memory = 0;
+  // Memory the elements of arrays and maps read, and the objects pointers own, may take:
+  // errc::value_too_large beyond it.
+  std::uint64_t max_memory = default_max_memory;
 };
 
 namespace detail {
@@ -665,6 +665,7 @@ bool read_json(json_reader& r, T& value) {
       value.reset();
       return c.literal("null", 4);
     }
+    if (reading_allocates(value) && !c.spend(sizeof(typename held<T>::type), c.p)) return false;
     return read_json(r, object_to_read_into(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     return read_json_variant(r, value);
@@ -723,7 +724,7 @@ template <class T>
 status from_json(std::string_view text, T& into, json_options options = {}) {
   detail::json_reader reader{detail::json_cursor{text, options.max_depth}, options};
   detail::json_cursor& c = reader.cursor;
-  c.memory_left = options.max_memory ? options.max_memory : automatic_memory_limit(text.size());
+  c.memory_left = options.max_memory;
   if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err);
   return {};
 }

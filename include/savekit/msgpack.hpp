@@ -42,9 +42,9 @@ enum class msgpack_form : std::uint8_t {
 struct msgpack_options {
   msgpack_form form = msgpack_form::map;        // how structs are written; readers accept both
   std::uint32_t max_depth = default_max_depth;  // deeper nesting is errc::depth_exceeded (reading and writing)
-  // Memory the elements of arrays and maps read may take (errc::value_too_large beyond);
-  // 0: automatic_memory_limit(input size).
-  std::uint64_t max_memory = 0;
+  // Memory the elements of arrays and maps read, and the objects pointers own, may take:
+  // errc::value_too_large beyond it.
+  std::uint64_t max_memory = default_max_memory;
 };
 
 namespace detail {
@@ -614,6 +614,7 @@ bool read_msgpack(msgpack_cursor& c, T& value) {
       value.reset();
       return true;
     }
+    if (reading_allocates(value) && !c.spend(sizeof(typename held<T>::type), c.p)) return false;
     return read_msgpack(c, object_to_read_into(value));
   } else if constexpr (is_specialization_v<T, std::variant>) {
     constexpr std::size_t n = std::variant_size_v<T>;
@@ -725,7 +726,7 @@ detail::write_result<T, std::vector<std::byte>> to_msgpack(const T& value, msgpa
 template <class T>
 status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
   detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
-  c.memory_left = options.max_memory ? options.max_memory : automatic_memory_limit(bytes.size());
+  c.memory_left = options.max_memory;
   if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err);
   return {};
 }

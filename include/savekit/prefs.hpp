@@ -122,6 +122,9 @@ class key_hash {
 // max_depth (it could not be read back with the same limit), get() reads with it.
 struct object_options {
   std::uint32_t max_depth = default_max_depth;
+  // Memory the object's arrays, maps and pointed-to objects may take when read (see
+  // json_options::max_memory); set() refuses a larger one.
+  std::uint64_t max_memory = default_max_memory;
 };
 
 // Whether bytes are what an entry of this type holds, so that its getter can read them: an
@@ -260,6 +263,11 @@ status prefs::set(std::string_view key, const T& value, format encoding, object_
     if (detail::nesting_depth<T>() > options.max_depth)
       return error{errc::depth_exceeded, 0, detail::too_deep_to_write(options.max_depth).message(), std::string{key}};
   }
+  if (std::uint64_t footprint = detail::memory_footprint(value); footprint > options.max_memory)
+    return error{errc::value_too_large, 0,
+                 "the object takes " + std::to_string(footprint) + " bytes in memory, more than max_memory (" +
+                     std::to_string(options.max_memory) + "): it could not be read back, so it is not stored",
+                 std::string{key}};
   std::lock_guard lock(state_->mutex);
   // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
   // value if the new one is refused, and buffers are reused in both directions.
@@ -305,11 +313,13 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
   status decoded;
   switch (found->type) {
     case value_type::json:
-      decoded = savekit::from_json(found->bytes, into, {.max_depth = options.max_depth});
+      decoded =
+          savekit::from_json(found->bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});
       break;
     case value_type::msgpack:
     case value_type::msgpack_compact:
-      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into, {.max_depth = options.max_depth});
+      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into,
+                                      {.max_depth = options.max_depth, .max_memory = options.max_memory});
       break;
     default:
       return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",

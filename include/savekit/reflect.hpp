@@ -46,11 +46,11 @@ namespace savekit {
 // msgpack_options::max_depth): deeper input is errc::depth_exceeded instead of a stack overflow.
 inline constexpr std::uint32_t default_max_depth = 256;
 
-// The memory the elements of a document's arrays and maps may take when max_memory is 0
-// (the default): 64 MiB, plus 64 bytes for every byte of input.
-constexpr std::uint64_t automatic_memory_limit(std::size_t input_bytes) {
-  return (std::uint64_t{64} << 20) + 64 * std::uint64_t{input_bytes};
-}
+// How much memory the elements of a document's arrays and maps, and the objects its
+// pointers own, may take by default (json_options, msgpack_options and object_options::
+// max_memory): a one-byte element can stand for a large object, so without a bound a
+// small hostile file could take all memory. Strings take only what the input holds.
+inline constexpr std::uint64_t default_max_memory = std::uint64_t{1} << 30;  // 1 GiB
 
 // ---- declarations ---------------------------------------------------------------------
 
@@ -435,6 +435,17 @@ bool adapter_from_wire(const Wire& wire, T& value) {
 template <class Map>
 inline constexpr std::uint64_t map_node_size = sizeof(typename Map::value_type) + 4 * sizeof(void*);
 
+// Whether reading into holder (an optional or a smart pointer) allocates a new object.
+template <class Holder>
+bool reading_allocates(const Holder& holder) {
+  if constexpr (is_specialization_v<Holder, std::shared_ptr>)
+    return !holder || holder.use_count() > 1;
+  else if constexpr (is_specialization_v<Holder, std::unique_ptr>)
+    return !holder;
+  else
+    return false;  // an optional holds its value inline
+}
+
 // The object an optional or smart pointer holds, for a reader to read into: created
 // (value-initialized) if there is none. A shared_ptr whose object has other owners gets
 // a new object of its own — reading into the shared one would change it for the others
@@ -534,6 +545,89 @@ inline error too_deep_to_write(std::uint32_t max_depth) {
   return error{errc::depth_exceeded, 0,
                "the value nests deeper than max_depth (" + std::to_string(max_depth) +
                    "): it could not be read back, so it is not written"};
+}
+
+// Whether a T can own memory the readers count against max_memory (elements of sequences
+// and maps, objects behind pointers), anywhere inside it.
+template <class T, class... Visiting>
+consteval bool owns_counted_memory() {
+  if constexpr ((std::is_same_v<T, Visiting> || ...)) {
+    return true;  // T contains itself, through a pointer or a container
+  } else if constexpr (has_adapter<T>) {
+    return owns_counted_memory<typename adapter<T>::wire_type, T, Visiting...>();
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || is_string<T> ||
+                       std::is_same_v<T, std::string_view> || is_byte_vector<T>) {
+    return false;
+  } else if constexpr (std::is_array_v<T>) {
+    return owns_counted_memory<std::remove_cv_t<std::remove_extent_t<T>>, T, Visiting...>();
+  } else if constexpr (is_std_array<T> || is_specialization_v<T, std::optional>) {
+    return owns_counted_memory<std::remove_cv_t<typename held<T>::type>, T, Visiting...>();
+  } else if constexpr (is_sequence<T> || is_map<T> || is_smart_pointer<T>) {
+    return true;
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return []<class... A>(std::variant<A...>*) {
+      return (owns_counted_memory<A, T, Visiting...>() || ...);
+    }(static_cast<T*>(nullptr));
+  } else if constexpr (is_tuple_like<T>) {
+    return []<template <class...> class Tuple, class... A>(Tuple<A...>*) {
+      return (owns_counted_memory<A, T, Visiting...>() || ...);
+    }(static_cast<T*>(nullptr));
+  } else if constexpr (is_reflected<T>) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (owns_counted_memory<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<T&>()))>, T,
+                                  Visiting...>() ||
+              ...);
+    }
+    (std::make_index_sequence<reflection<T>::size>{});
+  } else {
+    return false;
+  }
+}
+
+// The memory a reader counts against max_memory to read value back into a new object:
+// what a writer checks so as not to write what could not be read back with the same limit.
+template <class T>
+std::uint64_t memory_footprint(const T& value) {
+  if constexpr (!owns_counted_memory<T>()) {
+    return 0;
+  } else if constexpr (has_adapter<T>) {
+    return memory_footprint(adapter<T>::to_wire(value));
+  } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
+    std::uint64_t total = 0;
+    for (const auto& element : value) total += memory_footprint(element);
+    return total;
+  } else if constexpr (is_sequence<T>) {
+    using E = typename T::value_type;
+    if constexpr (std::is_same_v<E, bool>) {
+      return 0;  // bits, bounded by the input
+    } else {
+      std::uint64_t total = std::uint64_t{value.size()} * sizeof(E);
+      if constexpr (owns_counted_memory<E>())
+        for (const auto& element : value) total += memory_footprint(element);
+      return total;
+    }
+  } else if constexpr (is_map<T>) {
+    std::uint64_t total = std::uint64_t{value.size()} * map_node_size<T>;
+    if constexpr (owns_counted_memory<typename T::mapped_type>())
+      for (const auto& [key, mapped] : value) total += memory_footprint(mapped);
+    return total;
+  } else if constexpr (is_smart_pointer<T>) {
+    return value ? sizeof(typename held<T>::type) + memory_footprint(*value) : 0;
+  } else if constexpr (is_specialization_v<T, std::optional>) {
+    return value ? memory_footprint(*value) : 0;
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return std::visit([](const auto& alternative) { return memory_footprint(alternative); }, value);
+  } else if constexpr (is_tuple_like<T>) {
+    return std::apply([](const auto&... element) { return (std::uint64_t{0} + ... + memory_footprint(element)); },
+                      value);
+  } else if constexpr (is_reflected<T>) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (std::uint64_t{0} + ... + memory_footprint(reflection<T>::template get<I>(value)));
+    }
+    (std::make_index_sequence<reflection<T>::size>{});
+  } else {
+    return 0;
+  }
 }
 
 // What a writer returns: nothing for a type of bounded depth (checked at compile time

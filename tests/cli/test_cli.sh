@@ -221,5 +221,14 @@ check "list with a FIFO at the lock file's name does not hang" 0 'k +string' -- 
 check "set then refuses it" 1 '^$' -- timeout 10 "$savekit" set s.prefs k w
 rm -f s.prefs.lock
 # A store rewritten in place under a running program: caught by its next save (test_store_files).
+# ---- the second review -----------------------------------------------------------------------
+"$savekit" set s.prefs c1 "$(printf 'a\302\233b\\x1b')"
+check "get on a terminal escapes C1 controls and backslashes" 0 'a\\u009bb\\\\x1b' -- script -qec "'$savekit' get s.prefs c1" /dev/null
+check "convert -o a new file honours the umask" 0 '^600$' -- sh -c "umask 077; printf '[1]' | '$savekit' convert --from json --to json -o private.json && stat -c %a private.json"
+check "convert -o /dev/null writes to it" 0 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to json -o /dev/null"
+check "and it stays a device" 0 '^$' -- test -c /dev/null
+ln -s missing-target.json dangling.json
+check "convert -o through a dangling link" 1 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to json -o dangling.json"
+check "the link is left alone" 0 '^$' -- test -L dangling.json
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -78,6 +78,11 @@ class fault_fs final : public savekit::file_system {
     return it == durable_names_.end() ? std::string{} : inodes_.at(it->second).durable;
   }
   bool exists(const std::string& path) const { return names_.count(path) != 0; }
+  // Another program rewrites a file in place (same inode, as cp over it does), durably.
+  void overwrite_in_place(const std::string& path, const std::string& content) {
+    inode& node = inodes_.at(names_.at(path));
+    node.current = node.durable = content;
+  }
   void plant(const std::string& path, const std::string& content) {
     for (std::string d = parent_of(path); d != "/"; d = parent_of(d)) dirs_.insert(d), durable_dirs_.insert(d);
     int id = next_inode_++;

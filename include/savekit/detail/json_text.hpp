@@ -13,6 +13,7 @@
 
 #include "savekit/detail/config.hpp"
 #include "savekit/detail/output.hpp"
+#include "savekit/detail/small_stack.hpp"
 #include "savekit/detail/utf8.hpp"
 #include "savekit/error.hpp"
 
@@ -404,7 +405,7 @@ struct json_cursor {
   // stack of the open brackets — so that any depth max_depth allows is skipped without
   // recursion.
   bool skip_value() {
-    std::string open;  // '{' or '[' for each container the value is inside
+    small_stack<char, 64> open;  // '{' or '[' for each container the value is inside
     for (;;) {
       // p is at a value.
       switch (*p) {
@@ -415,7 +416,7 @@ struct json_cursor {
           bool more = false;
           if (!next_element(bracket == '{' ? '}' : ']', true, more)) return false;
           if (more) {
-            open.push_back(bracket);
+            open.push(bracket);
             if (bracket == '{' && !skip_member_key()) return false;
             continue;
           }
@@ -443,14 +444,14 @@ struct json_cursor {
       // A value is complete: close the containers it completes, or go on to the next element.
       for (;;) {
         if (open.empty()) return true;
-        char bracket = open.back();
+        char bracket = open.top();
         bool more = false;
         if (!next_element(bracket == '{' ? '}' : ']', false, more)) return false;
         if (more) {
           if (bracket == '{' && !skip_member_key()) return false;
           break;
         }
-        open.pop_back();
+        open.pop();
         leave();
       }
     }

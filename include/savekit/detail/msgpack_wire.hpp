@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "savekit/detail/output.hpp"
+#include "savekit/detail/small_stack.hpp"
 #include "savekit/error.hpp"
 
 namespace savekit::detail {
@@ -367,7 +368,7 @@ struct msgpack_cursor {
   // Skips one whole value with bounds and depth checks. Iterative — one count per open
   // container — so that any depth max_depth allows is skipped without recursion.
   bool skip_value() {
-    std::vector<std::uint64_t> open;  // values still to skip in each open container
+    small_stack<std::uint64_t, 32> open;  // values still to skip in each open container
     for (;;) {
       if (!more()) return false;
       const unsigned char* at = p;
@@ -378,14 +379,14 @@ struct msgpack_cursor {
       if (is_container) {
         if (!enter(at)) return false;
         if (children > 0) {
-          open.push_back(children);
+          open.push(children);
           continue;
         }
         leave();
       }
       // A value is complete: close every container it completes.
-      while (!open.empty() && --open.back() == 0) {
-        open.pop_back();
+      while (!open.empty() && --open.top() == 0) {
+        open.pop();
         leave();
       }
       if (open.empty()) return true;
