@@ -46,8 +46,14 @@ result<prefs> prefs::open(std::unique_ptr<backend> store_backend) {
   state->store_backend = std::move(store_backend);
   std::weak_ptr<shared_state> weak = state;
   state->store_backend->attach([weak](std::function<void(status)> done) {
-    if (auto s = weak.lock()) return commit(std::move(s), std::move(done));
-    done({});
+    auto s = weak.lock();
+    if (!s) return false;
+    {
+      std::lock_guard lock(s->mutex);
+      if (s->dirty.empty() && !s->clear_pending) return false;
+    }
+    commit(std::move(s), std::move(done));
+    return true;
   });
   return prefs(std::move(state));
 }

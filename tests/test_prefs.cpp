@@ -441,16 +441,20 @@ TEST(Prefs, BackendCanRequestACommit) {
     auto p = prefs::open(std::move(owned));
     ASSERT_TRUE(p);
     ASSERT_TRUE(*requester);
+    // Nothing pending: nothing is committed, and the caller is told so (regression: the
+    // IndexedDB backend's listener reported "saved" after a hide with nothing to save).
+    EXPECT_FALSE((*requester)([&](savekit::status s) { outcome = std::move(s); }));
+    EXPECT_FALSE(shared->pending);
     ASSERT_TRUE(p->set_int("level", 3));
-    (*requester)([&](savekit::status s) { outcome = std::move(s); });
+    EXPECT_TRUE((*requester)([&](savekit::status s) { outcome = std::move(s); }));
     EXPECT_EQ(shared->in_flight.count("level"), 1u);
     std::exchange(shared->pending, nullptr)(savekit::status{});
     EXPECT_TRUE(outcome);
     EXPECT_FALSE(p->has_pending_changes());
   }
   outcome = savekit::error{errc::io_error, 0, "not called"};
-  (*requester)([&](savekit::status s) { outcome = std::move(s); });  // the store is gone: a no-op
-  EXPECT_TRUE(outcome);
+  EXPECT_FALSE((*requester)([&](savekit::status s) { outcome = std::move(s); }));  // the store is gone: a no-op
+  EXPECT_FALSE(outcome);                                                           // and done is not called
   EXPECT_FALSE(shared->pending);
 }
 

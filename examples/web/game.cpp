@@ -2,10 +2,19 @@
 // level, exp and HP, a button to gain exp and one to save. The page (index.html) calls the
 // game_* functions; the game draws through window.gameDraw.
 //
+// It is the pattern the README points game authors to, so it does what a player needs:
+//   - saves when the tab is hidden or closed, and every few seconds while there are
+//     unsaved changes (a browser the OS quits fires no event at all);
+//   - a second tab shows the save read-only and takes over when the first tab closes;
+//   - while saves cannot be kept, a warning says so and stays; every failure is told in
+//     words a player can act on, not as a browser exception.
+//
 // Run it: scripts/test.sh wasm builds it into build/wasm/examples/web; serve that folder
 // (python3 -m http.server -b 127.0.0.1 8000) and open http://127.0.0.1:8000/.
 #include <emscripten/emscripten.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -14,8 +23,11 @@
 #include "savekit/savekit.hpp"
 
 // Draws through the page's window.gameDraw.
-EM_JS(void, page_draw, (const char* state, const char* message, const char* storage, int pending),
-      { window.gameDraw(UTF8ToString(state), UTF8ToString(message), UTF8ToString(storage), pending); });
+EM_JS(void, page_draw,
+      (const char* state, const char* message, const char* warning, const char* storage, int pending, int playable), {
+        window.gameDraw(UTF8ToString(state), UTF8ToString(message), UTF8ToString(warning), UTF8ToString(storage),
+                        pending, playable);
+      });
 
 namespace {
 
@@ -29,41 +41,145 @@ struct Status {
 struct Game {
   Status status;
   std::optional<savekit::prefs> store;  // empty until IndexedDB has opened (or if it cannot)
-  std::string message = "opening saves...";
-  std::string storage = "";
+  bool read_only = false;               // another tab has the saves: shown, not changed
+  bool playable = false;
+  std::string message = "Opening your saves...";
+  std::string warning;  // stays while progress cannot be kept
+  std::string storage;
+  savekit::web::indexeddb_options options;
 };
 Game game;
 
 constexpr int exp_per_level = 10;
+constexpr const char* store_name = "demo-game";
+
+// What a player can do about each failure. The code name stays in brackets, for a bug report.
+std::string player_words(const savekit::error& e) {
+  std::string what;
+  switch (e.code()) {
+    case savekit::errc::storage_full:
+      what =
+          "There is not enough storage space. Free some space on this device (or clear other sites' data), "
+          "then save again.";
+      break;
+    case savekit::errc::storage_unavailable:
+      what =
+          "This browser is not keeping data for this page. Allow site data (cookies and site data) for this "
+          "site, leave private browsing, or open the game on its own page instead of inside another site.";
+      break;
+    case savekit::errc::locked:
+      what = "The game is open in another tab. Close that tab to play here, or play there.";
+      break;
+    case savekit::errc::unsupported_version:
+      what = "These saves were made by a newer version of the game. Reload the page to get it.";
+      break;
+    case savekit::errc::io_error:
+      what = "The browser could not write the save. Try again; if it keeps failing, reload the page.";
+      break;
+    default:
+      what = "The save could not be kept.";
+      break;
+  }
+  return what + " [" + std::string{savekit::to_string(e.code())} + "]";
+}
 
 void draw() {
   std::string state = savekit::to_json(game.status);
-  bool pending = game.store && game.store->has_pending_changes();
-  page_draw(state.c_str(), game.message.c_str(), game.storage.c_str(), pending);
+  bool pending = game.store && !game.read_only && game.store->has_pending_changes();
+  page_draw(state.c_str(), game.message.c_str(), game.warning.c_str(), game.storage.c_str(), pending, game.playable);
 }
 
-void loaded(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage) {
+std::string describe_storage(const savekit::web::storage_info& storage) {
+  std::string text = "Saved in this browser";
+  if (storage.persisted == savekit::web::persistence::granted)
+    text += " (kept until you delete them)";
+  else
+    text += " (the browser may clear them if space runs low)";
+  constexpr std::uint64_t mb = 1024 * 1024;
+  if (storage.quota >= 10 * 1024 * mb)
+    text += "; room for about " + std::to_string(storage.quota / (1024 * mb)) + " GB.";
+  else if (storage.quota > 0)
+    text += "; room for about " + std::to_string(storage.quota / mb) + " MB.";
+  else
+    text += ".";
+  return text;
+}
+
+void load_status_from_store() {
+  if (!game.store->has_key("status")) {
+    game.status = Status{};
+    game.message = "New game.";
+    return;
+  }
+  auto saved = game.store->get<Status>("status");
+  if (saved) {
+    game.status = *saved;
+    game.message = "Loaded your save.";
+  } else {
+    game.message = "Your save could not be read, so this is a new game. [" +
+                   std::string{savekit::to_string(saved.error().code())} + "]";
+  }
+}
+
+void took_over(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage);
+
+void opened(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage) {
   if (!store) {
-    // Reported, not hidden: the game goes on, but says its progress will not be kept.
-    game.message = "progress will NOT be kept: " + std::string{savekit::to_string(store.error().code())} + ": " +
-                   store.error().message();
-    game.storage = "unavailable";
+    if (store.error().code() == savekit::errc::locked) {
+      // Another tab has the saves: show them, and take over when that tab closes.
+      savekit::web::indexeddb_options reading = game.options;
+      reading.read_only = true;
+      savekit::web::open_indexeddb(
+          store_name,
+          [](savekit::result<savekit::prefs> reader, const savekit::web::storage_info& info) {
+            if (game.playable) return;  // the other tab closed first: this tab already took over
+            if (reader) {
+              game.store = std::move(*reader);
+              game.read_only = true;
+              load_status_from_store();
+              game.storage = describe_storage(info);
+            }
+            game.message =
+                "The game is open in another tab: this shows its save. It continues here when you "
+                "close the other tab.";
+            game.warning = player_words(savekit::error{savekit::errc::locked, 0, ""});
+            game.playable = false;
+            draw();
+          },
+          reading);
+      savekit::web::indexeddb_options waiting = game.options;
+      waiting.wait_for_lock = true;
+      savekit::web::open_indexeddb(store_name, took_over, waiting);
+      return;
+    }
+    // Reported, not hidden: the game goes on, and says — for as long as it is so — that
+    // its progress will not be kept.
+    game.warning = "Progress will NOT be kept. " + player_words(store.error());
+    game.storage = "No save storage.";
+    game.message = "Playing without saves.";
+    game.playable = true;
     return draw();
   }
   game.store = std::move(*store);
-  game.storage = std::string{"persistent storage: "} + std::string{savekit::web::to_string(storage.persisted)};
-  if (game.store->has_key("status")) {
-    auto saved = game.store->get<Status>("status");
-    if (saved) {
-      game.status = *saved;
-      game.message = "loaded";
-    } else {
-      game.message = "the save could not be read (" + saved.error().message() + "): new game";
-    }
-  } else {
-    game.message = "new game";
-  }
-  if (game.store->recovery().recovered) game.message += " (" + game.store->recovery().detail + ")";
+  game.read_only = false;
+  game.warning.clear();
+  game.storage = describe_storage(storage);
+  load_status_from_store();
+  if (game.store->recovery().recovered) game.message += " (Some saved data could not be read and was left out.)";
+  game.playable = true;
+  draw();
+}
+
+void took_over(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage) {
+  game.store.reset();  // the read-only view
+  opened(std::move(store), storage);
+  if (game.store) game.message = "The other tab was closed: playing here now. " + game.message;
+  draw();
+}
+
+void changed() {
+  if (game.store) (void)game.store->set("status", game.status);
+  game.message = "Playing.";
   draw();
 }
 
@@ -73,6 +189,7 @@ extern "C" {
 
 // Exp up; every exp_per_level a level up (more max HP, healed). Changes the store, unsaved.
 EMSCRIPTEN_KEEPALIVE void game_gain_exp(int amount) {
+  if (!game.playable) return;
   game.status.exp += amount;
   while (game.status.exp >= game.status.level * exp_per_level) {
     game.status.exp -= game.status.level * exp_per_level;
@@ -80,28 +197,30 @@ EMSCRIPTEN_KEEPALIVE void game_gain_exp(int amount) {
     game.status.max_hp += 5;
     game.status.hp = game.status.max_hp;
   }
-  if (game.store) (void)game.store->set("status", game.status);
-  game.message = "playing";
-  draw();
+  changed();
 }
 
 EMSCRIPTEN_KEEPALIVE void game_take_hit(int damage) {
+  if (!game.playable) return;
   game.status.hp = game.status.hp > damage ? game.status.hp - damage : 0;
-  if (game.store) (void)game.store->set("status", game.status);
-  game.message = "playing";
-  draw();
+  changed();
 }
 
 // Saves; settles the JavaScript promise `promise` when the IndexedDB transaction completes.
 EMSCRIPTEN_KEEPALIVE void game_save(int promise) {
-  if (!game.store) {
-    savekit::web::settle_js_promise(promise, savekit::error{savekit::errc::storage_unavailable, 0, "no save storage"});
+  if (!game.store || game.read_only) {
+    savekit::error why = game.read_only ? savekit::error{savekit::errc::locked, 0, "another tab has the saves"}
+                                        : savekit::error{savekit::errc::storage_unavailable, 0, "no save storage"};
+    // The warning above already says why and what to do.
+    game.message = game.warning.empty() ? "Not saved. " + player_words(why) : "Not saved (see the warning above).";
+    draw();
+    savekit::web::settle_js_promise(promise, why);
     return;
   }
-  game.message = "saving...";
+  game.message = "Saving...";
   draw();
   game.store->save_async([promise](savekit::status outcome) {
-    game.message = outcome ? "saved" : "save failed: " + outcome.error().message();
+    game.message = outcome ? "Saved." : "Not saved. " + player_words(outcome.error());
     draw();
     savekit::web::settle_js_promise(promise, outcome);
   });
@@ -110,14 +229,25 @@ EMSCRIPTEN_KEEPALIVE void game_save(int promise) {
 }  // extern "C"
 
 int main(int argc, char** argv) {
-  savekit::web::indexeddb_options options;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--no-save-when-hidden") == 0) options.save_when_hidden = false;
-  savekit::web::set_autosave_listener([](const std::string&, const savekit::status& outcome) {
-    game.message = outcome ? "saved (page hidden)" : "saving on hide failed: " + outcome.error().message();
+  // Arguments from the page's query string (index.html): the tests use them.
+  game.options.autosave_every = std::chrono::seconds{5};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--no-save-when-hidden") == 0) game.options.save_when_hidden = false;
+    if (std::strcmp(argv[i], "--no-autosave") == 0) game.options.autosave_every = {};
+    if (std::strncmp(argv[i], "--autosave-ms=", 14) == 0)
+      game.options.autosave_every = std::chrono::milliseconds{std::atoi(argv[i] + 14)};
+  }
+  savekit::web::on_autosave([](const savekit::web::autosave_event& event) {
+    if (!event.committed || game.read_only) return;  // nothing to save is not news
+    if (event.outcome) {
+      game.message = event.trigger == savekit::web::autosave_trigger::page_hidden ? "Saved (page hidden)."
+                                                                                  : "Saved automatically.";
+    } else {
+      game.message = "Not saved. " + player_words(event.outcome.error());
+    }
     draw();
   });
   draw();
-  savekit::web::open_indexeddb("demo-game", loaded, options);
+  savekit::web::open_indexeddb(store_name, opened, game.options);
   return 0;  // the runtime stays alive: the page drives the game
 }

@@ -113,9 +113,10 @@ class backend {
 
   // Called once by prefs::open with a function that commits the store's pending changes
   // (as save_async does). A backend that must commit at moments of its own choosing uses it:
-  // the IndexedDB backend does when the page is hidden. The function is safe to call after
-  // the store is gone (it then reports success and does nothing).
-  using commit_request = std::function<void(std::function<void(status)> done)>;
+  // the IndexedDB backend does when the page is hidden and on its autosave interval. The
+  // function returns false, and does not call done, when nothing is pending (or the store
+  // is gone): a caller can tell "committed" from "nothing to commit".
+  using commit_request = std::function<bool(std::function<void(status)> done)>;
   virtual void attach(commit_request /*request*/) {}
 
   // A short description for errors and tools ("file saves/player.prefs").

@@ -22,12 +22,19 @@
 // errc::storage_unavailable — never a silent memory-only store.
 //
 // Pending changes are committed when the page is hidden (visibilitychange) and on pagehide:
-// the last moments a browser reliably gives a page.
+// the last moments a browser reliably gives a page — and, with autosave_every, at an
+// interval, because a browser the OS quits or a tab that is killed gives none.
+//
+// A second tab gets errc::locked, or waits for the store (wait_for_lock), or opens it to
+// read (read_only). A database that other code on the site opened first — without a
+// version, or with one of its own — still opens: savekit adds its stores if they are
+// missing; only a database written by a newer savekit (its meta.format) is refused.
 //
 // Available only when compiled with Emscripten; the JavaScript half is
 // src/web/savekit_indexeddb.js, linked by the savekit::savekit target.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -41,7 +48,8 @@ namespace savekit::web {
 enum class persistence : std::uint8_t {
   not_requested,  // indexeddb_options::request_persistence was false
   granted,        // the saves are kept until the player deletes them
-  denied,         // the browser may evict them under storage pressure (or in private mode)
+  denied,         // the browser may evict them under storage pressure (what ordinary profiles answer
+                  // too: it does not tell private browsing apart)
   unsupported,    // no Storage API (navigator.storage): nothing is known
 };
 std::string_view to_string(persistence p) noexcept;
@@ -56,6 +64,16 @@ struct indexeddb_options {
   bool request_persistence = true;  // call navigator.storage.persist() while opening
   bool save_when_hidden = true;     // commit pending changes on visibilitychange (hidden) and pagehide
   bool exclusive = true;            // hold a Web Lock: a second open (another tab) gets errc::locked
+  // With exclusive: instead of errc::locked, wait until the tab that has the store closes it
+  // (or is closed), then open — the way a second tab takes over.
+  bool wait_for_lock = false;
+  // Open to show the saves, not to change them: no lock (another tab may have the store and
+  // go on saving; this is a snapshot), and every commit fails with errc::io_error.
+  bool read_only = false;
+  // Commit pending changes this often while there are any (zero: never). A tab killed or a
+  // browser quit by the operating system (logout, shutdown: SIGTERM) fires no page event,
+  // so without it everything since the last save is lost; with it, at most this much play.
+  std::chrono::milliseconds autosave_every{0};
 };
 
 using open_callback = std::function<void(result<prefs> store, const storage_info& storage)>;
@@ -66,9 +84,24 @@ void open_indexeddb(const std::string& name, open_callback done, indexeddb_optio
 // Deletes the store's database (a "new game", tests). Fails with errc::locked while it is open.
 void delete_indexeddb(const std::string& name, std::function<void(status)> done);
 
-// Called after every commit made because the page was hidden (name, outcome): such a
-// commit has no caller to report to. Failures are also written to the console.
+// What made savekit commit on its own, and what came of it.
+enum class autosave_trigger : std::uint8_t {
+  page_hidden,  // visibilitychange (hidden) or pagehide
+  interval,     // indexeddb_options::autosave_every
+};
+struct autosave_event {
+  std::string name;  // the store
+  autosave_trigger trigger = autosave_trigger::page_hidden;
+  bool committed = false;  // false: nothing was pending, nothing was written (outcome is ok)
+  status outcome;          // the commit's outcome, when there was one
+};
+
+// Called after every automatic commit (name, outcome): such a commit has no caller to
+// report to. Only when something was pending: a hide with nothing to save is not "saved".
+// Failures are also written to the console.
 void set_autosave_listener(std::function<void(const std::string& name, const status& outcome)> listener);
+// The same, for every automatic attempt, with its trigger and "nothing to commit" told apart.
+void on_autosave(std::function<void(const autosave_event& event)> listener);
 
 // Resolves (or rejects, with an Error whose message is "code: message") the JavaScript promise that
 // Module.savekitPromise(fn) created and handed to fn as `id`: how a C++ function exported to

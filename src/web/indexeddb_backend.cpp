@@ -17,7 +17,8 @@
 
 // Implemented in savekit_indexeddb.js.
 extern "C" {
-void savekit_idb_open(const char* name, int request, int request_persistence, int exclusive);
+void savekit_idb_open(const char* name, int request, int request_persistence, int exclusive, int wait_for_lock);
+void savekit_idb_autosave(int connection, int milliseconds);
 void savekit_idb_commit(int connection, int request, const std::uint8_t* data, std::size_t size);
 void savekit_idb_close(int connection);
 void savekit_idb_delete(const char* name, int request);
@@ -76,8 +77,10 @@ struct registry {
     indexeddb_options options;
   };
   std::unordered_map<int, pending_open> opens;
-  std::set<indexeddb_backend*> hidden_savers;  // backends that commit when the page is hidden
+  std::set<indexeddb_backend*> hidden_savers;                 // backends that commit when the page is hidden
+  std::unordered_map<int, indexeddb_backend*> by_connection;  // for autosave ticks
   std::function<void(const std::string&, const status&)> autosave_listener;
+  std::function<void(const autosave_event&)> autosave_observer;
 };
 registry& the_registry() {
   static registry r;  // the browser runs savekit on one thread
@@ -86,19 +89,21 @@ registry& the_registry() {
 
 class indexeddb_backend final : public backend {
  public:
-  indexeddb_backend(std::string name, int connection, loaded_state state, bool save_when_hidden)
-      : name_(std::move(name)),
-        connection_(connection),
-        state_(std::move(state)),
-        save_when_hidden_(save_when_hidden) {}
+  indexeddb_backend(std::string name, int connection, loaded_state state, const indexeddb_options& options)
+      : name_(std::move(name)), connection_(connection), state_(std::move(state)), options_(options) {
+    the_registry().by_connection[connection_] = this;
+  }
   ~indexeddb_backend() override {
     the_registry().hidden_savers.erase(this);
-    savekit_idb_close(connection_);  // also releases the Web Lock
+    the_registry().by_connection.erase(connection_);
+    savekit_idb_close(connection_);  // also releases the Web Lock and stops the autosave
   }
 
   result<loaded_state> load() override { return std::move(state_); }
 
   void commit(const change_set& changes, std::function<void(status)> done) override {
+    if (options_.read_only)
+      return done(error{errc::io_error, 0, "savekit:" + name_ + " was opened read-only: nothing is saved"});
     std::string buffer;
     buffer.push_back(changes.clear_all ? 1 : 0);
     for (const change& c : changes.changes) {
@@ -124,24 +129,31 @@ class indexeddb_backend final : public backend {
 
   void attach(commit_request request) override {
     request_ = std::move(request);
-    if (save_when_hidden_) the_registry().hidden_savers.insert(this);
+    if (options_.read_only) return;
+    if (options_.save_when_hidden) the_registry().hidden_savers.insert(this);
+    if (options_.autosave_every.count() > 0)
+      savekit_idb_autosave(connection_, static_cast<int>(options_.autosave_every.count()));
   }
 
-  void save_because_hidden() {
-    request_([name = name_](status outcome) {
+  // Commits what is pending, if anything, and tells the listeners.
+  void autosave(autosave_trigger trigger) {
+    bool started = request_([name = name_, trigger](status outcome) {
       if (!outcome)
-        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: saving %s when the page was hidden failed: %s",
-                       name.c_str(), outcome.error().message().c_str());
-      // A copy: the listener may replace itself.
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: saving %s automatically failed: %s", name.c_str(),
+                       outcome.error().message().c_str());
+      // Copies: a listener may replace itself.
       if (auto listener = the_registry().autosave_listener) listener(name, outcome);
+      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name, trigger, true, outcome});
     });
+    if (!started)
+      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name_, trigger, false, {}});
   }
 
  private:
   std::string name_;
   int connection_;
   loaded_state state_;
-  bool save_when_hidden_;
+  indexeddb_options options_;
   commit_request request_;
 };
 
@@ -178,7 +190,8 @@ void open_indexeddb(const std::string& name, open_callback done, indexeddb_optio
   registry& r = the_registry();
   int request = r.next_request++;
   r.opens.emplace(request, registry::pending_open{name, std::move(done), options});
-  savekit_idb_open(name.c_str(), request, options.request_persistence, options.exclusive);
+  bool exclusive = options.exclusive && !options.read_only;
+  savekit_idb_open(name.c_str(), request, options.request_persistence, exclusive, options.wait_for_lock);
 }
 
 void delete_indexeddb(const std::string& name, std::function<void(status)> done) {
@@ -190,6 +203,10 @@ void delete_indexeddb(const std::string& name, std::function<void(status)> done)
 
 void set_autosave_listener(std::function<void(const std::string&, const status&)> listener) {
   the_registry().autosave_listener = std::move(listener);
+}
+
+void on_autosave(std::function<void(const autosave_event&)> listener) {
+  the_registry().autosave_observer = std::move(listener);
 }
 
 void settle_js_promise(int id, const status& outcome) {
@@ -246,8 +263,7 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const 
     state.report.detail = std::to_string(skipped) + " IndexedDB record(s) of an unknown kind were left out";
   }
   state.report.commits_loaded = 1;
-  auto store =
-      prefs::open(std::make_unique<indexeddb_backend>(name, connection, std::move(state), options.save_when_hidden));
+  auto store = prefs::open(std::make_unique<indexeddb_backend>(name, connection, std::move(state), options));
   done(std::move(store), storage);
 }
 
@@ -265,7 +281,12 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_page_hidden() {
   // Copied: a commit's callback may close a store (and leave the set) synchronously.
   std::vector<indexeddb_backend*> savers(the_registry().hidden_savers.begin(), the_registry().hidden_savers.end());
   for (auto* saver : savers)
-    if (the_registry().hidden_savers.count(saver)) saver->save_because_hidden();
+    if (the_registry().hidden_savers.count(saver)) saver->autosave(autosave_trigger::page_hidden);
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_autosave_tick(int connection) {
+  auto& stores = the_registry().by_connection;
+  if (auto found = stores.find(connection); found != stores.end()) found->second->autosave(autosave_trigger::interval);
 }
 
 }  // extern "C"

@@ -1,8 +1,9 @@
 // The IndexedDB backend: the JavaScript half (an Emscripten --js-library). See
 // src/web/indexeddb_backend.cpp for the C++ half and the byte layouts they exchange.
 //
-// Database "savekit:NAME", version 1: object store "entries" (out-of-line binary keys: the
-// store's key bytes; values: Uint8Array [value_type][bytes]) and "meta" ("format" → 1).
+// Database "savekit:NAME" (created at version 1; any version other code moved it to is
+// fine): object store "entries" (out-of-line binary keys: the store's key bytes; values:
+// Uint8Array [value_type][bytes]) and "meta" ("format" → 1, which savekit wrote it).
 
 mergeInto(LibraryManager.library, {
   $SAVEKIT_IDB__deps: ['$callUserCallback'],
@@ -65,13 +66,14 @@ mergeInto(LibraryManager.library, {
       window.addEventListener('pagehide', hidden);
     },
     // Holds the Web Lock "savekit:NAME" until the store closes: calls then(release), or
-    // then(null, kind, message) when another holder has it or locks are refused.
-    lock: function(name, exclusive, then) {
+    // then(null, kind, message) when another holder has it or locks are refused. With
+    // wait, waits for the holder (another tab) to let it go instead.
+    lock: function(name, exclusive, wait, then) {
       if (!exclusive || typeof navigator === 'undefined' || !navigator.locks) return then(function() {});
       // A store this page has just closed releases its lock asynchronously: wait for that.
       (SAVEKIT_IDB.releasing[name] || Promise.resolve()).then(function() {
         var held = false;
-        var request = navigator.locks.request('savekit:' + name, {ifAvailable: true}, function(lock) {
+        var request = navigator.locks.request('savekit:' + name, wait ? {} : {ifAvailable: true}, function(lock) {
           if (!lock) { then(null, SAVEKIT_IDB.kind.locked, 'savekit:' + name + ' is open in another tab or window'); return undefined; }
           held = true;
           return new Promise(function(resolve) {
@@ -88,6 +90,59 @@ mergeInto(LibraryManager.library, {
         then(null, SAVEKIT_IDB.kindOf(e), SAVEKIT_IDB.describe(e, 'Web Locks refused'));
       });
     },
+    // Creates what savekit keeps in its database, where missing.
+    createStores: function(db) {
+      if (!db.objectStoreNames.contains('entries')) db.createObjectStore('entries');
+      if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(SAVEKIT_IDB.format, 'format');
+    },
+    // Opens the database at whatever version it has (creating it at version 1), then
+    // ready(db). Other code on the origin may have opened "savekit:NAME" first — without a
+    // version, which creates it empty, or with a version of its own: the database is then
+    // reopened at the next version to add savekit's stores, and a foreign version number
+    // alone never hides a save (only meta.format says which savekit wrote it).
+    openDatabase: function(name, ready, fail) {
+      var I = SAVEKIT_IDB;
+      var attempt = function(version, tries) {
+        var opening, done = false;
+        try {
+          opening = version ? indexedDB.open('savekit:' + name, version) : indexedDB.open('savekit:' + name);
+        } catch (e) {
+          return fail(I.kind.unavailable, I.describe(e, 'IndexedDB refused to open'));
+        }
+        var give_up = function(kind, message) {
+          if (done) return;
+          done = true;
+          fail(kind, message);
+        };
+        opening.onupgradeneeded = function() { I.createStores(opening.result); };
+        opening.onerror = function(event) {
+          event.preventDefault();
+          var e = opening.error;
+          if (e && e.name === 'VersionError' && tries < 3) { done = true; return attempt(0, tries + 1); }
+          give_up(I.kind.unavailable, I.describe(e, 'IndexedDB refused to open'));
+        };
+        // Adding the stores needs every other connection closed: savekit's own close on a
+        // version change; other code on the origin may not.
+        opening.onblocked = function() {
+          give_up(I.kind.io, 'savekit:' + name + ' lacks savekit\'s stores and another page of this site keeps it ' +
+                             'open; close the other pages of this site and try again');
+        };
+        opening.onsuccess = function() {
+          var db = opening.result;
+          if (done) return db.close();  // blocked and given up on, then let through
+          if (db.objectStoreNames.contains('entries') && db.objectStoreNames.contains('meta')) {
+            done = true;
+            return ready(db);
+          }
+          var next = db.version + 1;
+          db.close();
+          done = true;
+          if (tries >= 3) return fail(I.kind.io, 'savekit:' + name + ': could not add savekit\'s stores');
+          attempt(next, tries + 1);
+        };
+      };
+      attempt(0, 0);
+    },
     persistence: function(request) {
       // 0 not requested, 1 granted, 2 denied, 3 unsupported; estimate: [usage, quota]
       var storage = typeof navigator !== 'undefined' && navigator.storage;
@@ -103,7 +158,7 @@ mergeInto(LibraryManager.library, {
   },
 
   savekit_idb_open__deps: ['$SAVEKIT_IDB'],
-  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive) {
+  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive, waitForLock) {
     var name = UTF8ToString(namePtr);
     var I = SAVEKIT_IDB;
     var storage = {persisted: 0, usage: 0, quota: 0};
@@ -128,31 +183,12 @@ mergeInto(LibraryManager.library, {
     if (typeof origin !== 'undefined' && origin === 'null') {  // sandboxed frame, data: URL...
       return finish(0, null, I.kind.unavailable, 'an opaque origin has no storage that outlives the page');
     }
-    I.lock(name, exclusive, function(release, kind, message) {
+    I.lock(name, exclusive, waitForLock, function(release, kind, message) {
       if (!release) return finish(0, null, kind, message);
       var fail = function(kind, message) { release(); finish(0, null, kind, message); };
       I.persistence(requestPersistence).then(function(answer) {
         storage = answer;
-        var opening;
-        try {
-          opening = indexedDB.open('savekit:' + name, 1);
-        } catch (e) {
-          return fail(I.kind.unavailable, I.describe(e, 'IndexedDB refused to open'));
-        }
-        opening.onupgradeneeded = function() {
-          var db = opening.result;
-          if (!db.objectStoreNames.contains('entries')) db.createObjectStore('entries');
-          if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(I.format, 'format');
-        };
-        opening.onerror = function(event) {
-          event.preventDefault();
-          var e = opening.error;
-          fail(e && e.name === 'VersionError' ? I.kind.newerFormat : I.kind.unavailable,
-               I.describe(e, 'IndexedDB refused to open'));
-        };
-        opening.onblocked = function() {};  // an older connection elsewhere: wait for it to close
-        opening.onsuccess = function() {
-          var db = opening.result;
+        I.openDatabase(name, function(db) {
           var id = I.nextConnection++;
           I.connections[id] = {db: db, release: release, name: name};
           // Another page upgrading the database: step aside (commits then fail with io_error).
@@ -198,7 +234,7 @@ mergeInto(LibraryManager.library, {
             I.watchPage();
             finish(id, out, I.kind.ok, '');
           };
-        };
+        }, fail);
       });
     });
   },
@@ -246,10 +282,21 @@ mergeInto(LibraryManager.library, {
     }
   },
 
+  // Commits the store's pending changes every `ms` milliseconds (its autosave option).
+  savekit_idb_autosave__deps: ['$SAVEKIT_IDB', '$callUserCallback'],
+  savekit_idb_autosave: function(connection, ms) {
+    var entry = SAVEKIT_IDB.connections[connection];
+    if (!entry || !(ms > 0)) return;
+    entry.autosave = setInterval(function() {
+      callUserCallback(function() { _savekit_idb_autosave_tick(connection); });
+    }, ms);
+  },
+
   savekit_idb_close__deps: ['$SAVEKIT_IDB'],
   savekit_idb_close: function(connection) {
     var entry = SAVEKIT_IDB.connections[connection];
     if (!entry) return;
+    if (entry.autosave) clearInterval(entry.autosave);
     delete SAVEKIT_IDB.connections[connection];
     entry.db.close();  // transactions already committed still complete
     entry.release();
@@ -265,7 +312,7 @@ mergeInto(LibraryManager.library, {
       });
     };
     if (typeof indexedDB === 'undefined' || !indexedDB) return report(I.kind.unavailable, 'this browser offers no IndexedDB');
-    I.lock(name, true, function(release, kind, message) {
+    I.lock(name, true, false, function(release, kind, message) {
       if (!release) return report(kind, message);
       var deleting;
       try {

@@ -56,6 +56,15 @@ export async function killBrowser(context, profileDir) {
   await Promise.race([context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
 }
 
+// Ends the browser the way the operating system does at logout or shutdown: SIGTERM to
+// every Chromium process of the profile. Pages get no event (no pagehide, no visibilitychange).
+export async function quitBrowser(context, profileDir) {
+  try {
+    execFileSync('pkill', ['-TERM', '-f', '--', `--user-data-dir=${profileDir}`]);
+  } catch { /* nothing left to end */ }
+  await Promise.race([context.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
+}
+
 // Chromium's version string, for reports.
 export function chromiumVersion() {
   try {

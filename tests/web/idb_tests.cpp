@@ -4,6 +4,7 @@
 // printed; the page's window.testsFailed counts the failures.
 #include <emscripten/emscripten.h>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -93,6 +94,20 @@ step open_store(std::string name, savekit::errc expected = savekit::errc::ok) {
           }
           next();
         });
+  };
+}
+step open_store_with(std::string name, savekit::web::indexeddb_options options,
+                     savekit::errc expected = savekit::errc::ok) {
+  return [name, options, expected](next_fn next) {
+    savekit::web::open_indexeddb(
+        name,
+        [expected, next](savekit::result<savekit::prefs> p, const savekit::web::storage_info&) {
+          CHECK_EQ(p.error().code(), expected);
+          if (!p && expected == savekit::errc::ok) std::printf("  open failed: %s\n", p.error().message().c_str());
+          if (p) store = std::move(*p);
+          next();
+        },
+        options);
   };
 }
 step close_store() {
@@ -323,6 +338,97 @@ std::vector<test_case> make_tests() {
 
   tests.push_back({"a database from a newer savekit is refused, not overwritten",
                    {open_store("newer", savekit::errc::unsupported_version)}});
+
+  tests.push_back({"a database other code opened first without a version still opens and saves",
+                   // idb_tests.html made it with indexedDB.open('savekit:versionless'): version 1, no stores.
+                   {open_store("versionless"), act([] { CHECK(store->set_int("level", 4)); }), save(), close_store(),
+                    open_store("versionless"), act([] { CHECK_EQ(store->get_int("level"), 4); }), close_store()}});
+
+  tests.push_back({"a version other code moved the database to does not hide the save",
+                   // idb_tests.html wrote a savekit record, then upgraded the database to version 7.
+                   {open_store("bumped"), act([] {
+                      CHECK_EQ(store->get_int("good"), 42);
+                      CHECK(store->set_int("good", 43));
+                    }),
+                    save(), close_store(), open_store("bumped"), act([] { CHECK_EQ(store->get_int("good"), 43); }),
+                    close_store()}});
+
+  tests.push_back({"a hide with nothing pending is 'nothing to commit', not 'saved'",
+                   {open_store("nothing-pending"),
+                    [](next_fn next) {
+                      REQUIRE_STORE(next);
+                      auto listener_calls = std::make_shared<int>(0);
+                      savekit::web::set_autosave_listener(
+                          [listener_calls](const std::string&, const savekit::status&) { ++*listener_calls; });
+                      savekit::web::on_autosave([listener_calls, next](const savekit::web::autosave_event& e) {
+                        CHECK(!e.committed);
+                        CHECK(e.outcome.has_value());
+                        CHECK(e.trigger == savekit::web::autosave_trigger::page_hidden);
+                        CHECK_EQ(*listener_calls, 0);  // the old listener hears only of commits
+                        savekit::web::on_autosave(nullptr);
+                        savekit::web::set_autosave_listener(nullptr);
+                        next();
+                      });
+                      hide_page();
+                    },
+                    close_store()}});
+
+  tests.push_back({"autosave_every commits pending changes with no page event",
+                   {open_store_with("interval", {.autosave_every = std::chrono::milliseconds{100}}),
+                    [](next_fn next) {
+                      REQUIRE_STORE(next);
+                      CHECK(store->set_int("exp", 99));
+                      savekit::web::on_autosave([next](const savekit::web::autosave_event& e) {
+                        if (!e.committed) return;  // a tick before the change was made
+                        CHECK(e.trigger == savekit::web::autosave_trigger::interval);
+                        CHECK(e.outcome.has_value());
+                        savekit::web::on_autosave(nullptr);
+                        next();
+                      });
+                    },
+                    act([] { CHECK(!store->has_pending_changes()); }), close_store(), open_store("interval"),
+                    act([] { CHECK_EQ(store->get_int("exp"), 99); }), close_store()}});
+
+  tests.push_back({"a second tab can read the save while the first has it, and take over when it closes",
+                   {open_store("takeover"), act([] { CHECK(store->set_int("level", 8)); }), save(),
+                    [](next_fn next) {
+                      // Read-only: no lock needed; commits refused.
+                      savekit::web::open_indexeddb(
+                          "takeover",
+                          [next](savekit::result<savekit::prefs> reader, const savekit::web::storage_info&) {
+                            CHECK(reader.has_value());
+                            if (!reader) return next();
+                            CHECK_EQ(reader->get_int("level"), 8);
+                            CHECK(reader->set_int("level", 1));
+                            reader->save_async([next](savekit::status s) {
+                              CHECK_EQ(s.error().code(), savekit::errc::io_error);
+                              next();
+                            });
+                          },
+                          {.read_only = true});
+                    },
+                    [](next_fn next) {
+                      // Waiting for the lock: the open completes once the holder closes the store.
+                      auto taken = std::make_shared<bool>(false);
+                      savekit::web::open_indexeddb(
+                          "takeover",
+                          [taken, next](savekit::result<savekit::prefs> second, const savekit::web::storage_info&) {
+                            *taken = true;
+                            CHECK(second.has_value());
+                            if (second) CHECK_EQ(second->get_int("level"), 9);  // what the first saved before closing
+                            next();
+                          },
+                          {.wait_for_lock = true});
+                      CHECK(!*taken);
+                      CHECK(store.has_value());
+                      if (!store) return;
+                      CHECK(store->set_int("level", 9));
+                      store->save_async([taken](savekit::status s) {
+                        CHECK(s.has_value());
+                        CHECK(!*taken);  // still waiting while the first has it
+                        store.reset();   // the first "tab" closes its store
+                      });
+                    }}});
   return tests;
 }
 
