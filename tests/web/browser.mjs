@@ -18,7 +18,8 @@ const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
 
 // Serves root's files at http://127.0.0.1:port/. isolated: cross-origin isolation headers,
 // which give performance.now() its fine resolution (5 µs instead of 100 µs) for benchmarks.
-export function serve(root, port, { isolated = false } = {}) {
+// cacheable: no Cache-Control no-store, so that pages may enter the back/forward cache.
+export function serve(root, port, { isolated = false, cacheable = false } = {}) {
   const isolation = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin',
                                  'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const server = http.createServer((request, response) => {
@@ -29,7 +30,7 @@ export function serve(root, port, { isolated = false } = {}) {
       return;
     }
     response.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream',
-                              'Cache-Control': 'no-store',
+                              ...(cacheable ? {} : { 'Cache-Control': 'no-store' }),
                               'Access-Control-Allow-Origin': '*',  // for the sandboxed (opaque-origin) frame
                               ...isolation });
     fs.createReadStream(file).pipe(response);

@@ -1,0 +1,38 @@
+// Raw CDP: no playwright.
+import { serve } from './browser.mjs';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+const headful = process.argv[2] === 'headful';
+const server = await serve('/work/main/build/wasm', 8766);
+const dir = fs.mkdtempSync('/tmp/probe-');
+const proc = spawn('/usr/bin/chromium', [...(headful ? [] : ['--headless']), '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', `--user-data-dir=${dir}`, '--remote-debugging-port=9333', 'about:blank'], { stdio: 'ignore' });
+await new Promise((r) => setTimeout(r, 2500));
+const version = await (await fetch('http://127.0.0.1:9333/json/version')).json();
+const ws = new WebSocket(version.webSocketDebuggerUrl);
+await new Promise((r) => ws.addEventListener('open', r));
+let id = 0; const waiting = {};
+ws.addEventListener('message', (m) => { const msg = JSON.parse(m.data); if (msg.id && waiting[msg.id]) { waiting[msg.id](msg); delete waiting[msg.id]; } });
+const send = (method, params = {}, sessionId) => new Promise((r) => { const i = ++id; waiting[i] = r; ws.send(JSON.stringify({ id: i, method, params, sessionId })); });
+const targets = (await send('Target.getTargets')).result.targetInfos.filter((t) => t.type === 'page');
+const first = targets[0].targetId;
+const { sessionId } = (await send('Target.attachToTarget', { targetId: first, flatten: true })).result;
+const evaluate = async (expr) => (await send('Runtime.evaluate', { expression: expr, returnByValue: true, awaitPromise: true }, sessionId)).result.result.value;
+await send('Page.navigate', { url: 'http://127.0.0.1:8766/tests/web/sandboxed.html' }, sessionId);
+await new Promise((r) => setTimeout(r, 1000));
+await evaluate("window.events = []; document.addEventListener('visibilitychange', () => window.events.push(document.visibilityState)); 1");
+console.log('start:', await evaluate('[document.visibilityState, window.events]'));
+const created = (await send('Target.createTarget', { url: 'about:blank' })).result.targetId;
+await new Promise((r) => setTimeout(r, 800));
+console.log('after a new tab:', await evaluate('[document.visibilityState, window.events]'));
+await send('Target.activateTarget', { targetId: created });
+await new Promise((r) => setTimeout(r, 800));
+console.log('after activating it:', await evaluate('[document.visibilityState, window.events]'));
+const win = (await send('Browser.getWindowForTarget', { targetId: first })).result;
+console.log(JSON.stringify(win));
+await send('Target.activateTarget', { targetId: first });
+await new Promise((r) => setTimeout(r, 500));
+const r = await send('Browser.setWindowBounds', { windowId: win.windowId, bounds: { windowState: 'minimized' } });
+await new Promise((r) => setTimeout(r, 800));
+console.log('minimize:', JSON.stringify(r.error || 'ok'), await evaluate('[document.visibilityState, window.events]'));
+ws.close(); proc.kill(); server.close();
