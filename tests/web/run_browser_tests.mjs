@@ -216,35 +216,47 @@ const tests = {
     await browser.kill();
   },
 
-  async 'closing the tab, or the browser window, with pending changes keeps them'() {
+  async 'closing the tab with pending changes keeps them'() {
     const profile = freshProfile();
-    let browser = await launchRaw(chromiumPath, profile);
-    let game = await browser.page((await browser.pages())[0].targetId);
-    await game.navigate(demoUrl + '?interval=0&autosave=1');
+    const browser = await launchRaw(chromiumPath, profile);
+    const game = await browser.page((await browser.pages())[0].targetId);
+    await game.navigate(demoUrl + '?interval=0');
     await game.waitFor('window.game && window.game.ready');
     await game.evaluate('game.gainExp(4)');
-    const other = await browser.newTab('about:blank');  // keeps the browser open after the close
+    await browser.newTab('about:blank');  // keeps the browser open after the close
     await game.waitFor("game.message === 'Saved (page hidden).'");
     await game.evaluate('game.gainExp(4), game.takeHit(3)');  // changed again while hidden
     const atTabClose = await game.evaluate('({ ...game.state })');
     await browser.closeTab(game.targetId);  // the player closes the tab: pagehide
-    await new Promise((r) => setTimeout(r, 1000));
+    // The game in a new tab: it gets the Web Lock once the closed page is gone, and its
+    // read is ordered after the closed page's write (IndexedDB orders the transactions).
+    const again = await browser.newTab(demoUrl + '?interval=0');
+    await again.waitFor('window.game && window.game.ready && window.game.playable');
+    assert.deepEqual(await again.evaluate('({ ...game.state })'), atTabClose);
     await browser.kill();
-    let context = await launch(profile);
-    assert.deepEqual(await stateOf(await openDemo(context)), atTabClose, 'kept when the tab closed');
-    await context.close();
+  },
 
-    browser = await launchRaw(chromiumPath, profile);
-    game = await browser.page((await browser.pages())[0].targetId);
+  async 'closing the browser window: what it finishes before exiting is kept, nothing is ever mixed'() {
+    // Chromium starts the commit (pagehide) but does not wait for IndexedDB transactions
+    // while it shuts down: under load the last changes may be lost, as at an OS quit. The
+    // README says so; this checks that the store is then the last committed state, whole.
+    const profile = freshProfile();
+    const browser = await launchRaw(chromiumPath, profile);
+    const game = await browser.page((await browser.pages())[0].targetId);
     await game.navigate(demoUrl + '?interval=0');
     await game.waitFor('window.game && window.game.ready');
     await game.evaluate('game.gainExp(4)');
-    const atWindowClose = await game.evaluate('({ ...game.state })');
+    assert.equal(await game.evaluate("game.save().then(() => game.message, (e) => e.message)"), 'Saved.');
+    const committed = await game.evaluate('({ ...game.state })');
+    await game.evaluate('game.gainExp(4), game.takeHit(3)');
+    const unsaved = await game.evaluate('({ ...game.state })');
     await browser.close();  // the player closes the browser window
-    context = await launch(profile);
-    assert.deepEqual(await stateOf(await openDemo(context)), atWindowClose, 'kept when the window closed');
+    const context = await launch(profile);
+    const after = await stateOf(await openDemo(context));
     await context.close();
-    void other;
+    const kept = JSON.stringify(after) === JSON.stringify(unsaved);
+    assert.ok(kept || JSON.stringify(after) === JSON.stringify(committed), `neither state: ${JSON.stringify(after)}`);
+    console.log(`  (the window close ${kept ? 'kept' : 'lost'} the changes made after the last save)`);
   },
 
   async 'a game page kept in the back/forward cache: restored, it plays on; meanwhile a new tab gets in'() {
@@ -328,7 +340,8 @@ const tests = {
 
   async 'the OS quitting the browser (SIGTERM) loses at most the autosave interval'() {
     // Regression: a logout or shutdown fires no page event, so nothing since the last save
-    // survived. With the interval autosave it does; without it (?interval=0) it still does not.
+    // survived. With the interval autosave it does; without it (?interval=0) Chromium 156
+    // loses it (said, not asserted: a browser that learned to save on SIGTERM is no failure).
     for (const interval of [300, 0]) {
       const profile = freshProfile();
       let context = await launch(profile);
@@ -341,7 +354,7 @@ const tests = {
       context = await launch(profile);
       page = await openDemo(context, `?interval=${interval}`);
       if (interval) assert.deepEqual(await stateOf(page), played, 'kept by the autosave');
-      else assert.equal(await messageOf(page), 'New game.', 'without it, a quit loses the progress');
+      else console.log(`  (without the interval autosave, SIGTERM ${await messageOf(page) === 'New game.' ? 'lost' : 'kept'} the progress)`);
       await context.close();
     }
   },
