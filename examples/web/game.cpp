@@ -22,6 +22,21 @@
 #include "savekit/indexeddb.hpp"
 #include "savekit/savekit.hpp"
 
+// (clang-format would split JavaScript's === in two.)
+// clang-format off
+EM_JS(int, page_hidden, (), { return document.hidden ? 1 : 0; });
+EM_JS(int, secure_context, (), { return typeof isSecureContext === 'undefined' || isSecureContext ? 1 : 0; });
+// clang-format on
+// Calls game_page_visible() once, the next time the page becomes visible.
+EM_JS(void, call_when_visible, (), {
+  var listener = function() {
+    if (document.hidden) return;
+    document.removeEventListener('visibilitychange', listener);
+    Module._game_page_visible();
+  };
+  document.addEventListener('visibilitychange', listener);
+});
+
 // Draws through the page's window.gameDraw.
 EM_JS(void, page_draw,
       (const char* state, const char* message, const char* warning, const char* storage, int pending, int playable), {
@@ -42,6 +57,7 @@ struct Game {
   Status status;
   std::optional<savekit::prefs> store;  // empty until IndexedDB has opened (or if it cannot)
   bool read_only = false;               // another tab has the saves: shown, not changed
+  bool shown_read_only = false;         // the player saw that view (so a takeover is news)
   bool playable = false;
   std::string message = "Opening your saves...";
   std::string warning;  // stays while progress cannot be kept
@@ -53,8 +69,9 @@ Game game;
 constexpr int exp_per_level = 10;
 constexpr const char* store_name = "demo-game";
 
-// What a player can do about each failure. The code name stays in brackets, for a bug report.
-std::string player_words(const savekit::error& e) {
+// What a player can do about each failure. The code and savekit's own words stay in
+// brackets, for a bug report. opening: the saves could not even be opened.
+std::string player_words(const savekit::error& e, bool opening = false) {
   std::string what;
   switch (e.code()) {
     case savekit::errc::storage_full:
@@ -63,9 +80,11 @@ std::string player_words(const savekit::error& e) {
           "then save again.";
       break;
     case savekit::errc::storage_unavailable:
-      what =
-          "This browser is not keeping data for this page. Allow site data (cookies and site data) for this "
-          "site, leave private browsing, or open the game on its own page instead of inside another site.";
+      what = secure_context()
+                 ? "This browser is not keeping data for this page. Allow site data (cookies and site data) for this "
+                   "site, leave private browsing, or open the game on its own page instead of inside another site."
+                 : "This page is not served securely, so the browser cannot keep your saves safe here. Open the "
+                   "game from its https:// address.";
       break;
     case savekit::errc::locked:
       what = "The game is open in another tab. Close that tab to play here, or play there.";
@@ -74,13 +93,16 @@ std::string player_words(const savekit::error& e) {
       what = "These saves were made by a newer version of the game. Reload the page to get it.";
       break;
     case savekit::errc::io_error:
-      what = "The browser could not write the save. Try again; if it keeps failing, reload the page.";
+      what = opening ? "The saves could not be opened. Close other pages of this site, then reload this one."
+                     : "The browser could not write the save. Try again; if it keeps failing, reload the page.";
       break;
     default:
       what = "The save could not be kept.";
       break;
   }
-  return what + " [" + std::string{savekit::to_string(e.code())} + "]";
+  std::string detail = std::string{savekit::to_string(e.code())};
+  if (!e.message().empty()) detail += ": " + e.message();
+  return what + " [" + detail + "]";
 }
 
 void draw() {
@@ -122,6 +144,7 @@ void load_status_from_store() {
 }
 
 void took_over(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage);
+void wait_for_the_other_tab();
 
 void opened(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage) {
   if (!store) {
@@ -144,17 +167,16 @@ void opened(savekit::result<savekit::prefs> store, const savekit::web::storage_i
                 "close the other tab.";
             game.warning = player_words(savekit::error{savekit::errc::locked, 0, ""});
             game.playable = false;
+            game.shown_read_only = true;
             draw();
           },
           reading);
-      savekit::web::indexeddb_options waiting = game.options;
-      waiting.wait_for_lock = true;
-      savekit::web::open_indexeddb(store_name, took_over, waiting);
+      wait_for_the_other_tab();
       return;
     }
     // Reported, not hidden: the game goes on, and says — for as long as it is so — that
     // its progress will not be kept.
-    game.warning = "Progress will NOT be kept. " + player_words(store.error());
+    game.warning = "Progress will NOT be kept. " + player_words(store.error(), true);
     game.storage = "No save storage.";
     game.message = "Playing without saves.";
     game.playable = true;
@@ -170,10 +192,23 @@ void opened(savekit::result<savekit::prefs> store, const savekit::web::storage_i
   draw();
 }
 
+void wait_for_the_other_tab() {
+  savekit::web::indexeddb_options waiting = game.options;
+  waiting.wait_for_lock = true;
+  savekit::web::open_indexeddb(store_name, took_over, waiting);
+}
+
 void took_over(savekit::result<savekit::prefs> store, const savekit::web::storage_info& storage) {
+  if (store && page_hidden()) {
+    // The saves came free while this tab is in the background: most likely the player
+    // just reloaded the tab in front. Let them go (that tab gets them; the store closes
+    // as it goes out of scope), and ask again when the player comes to this tab.
+    call_when_visible();
+    return;
+  }
   game.store.reset();  // the read-only view
   opened(std::move(store), storage);
-  if (game.store) game.message = "The other tab was closed: playing here now. " + game.message;
+  if (game.store && game.shown_read_only) game.message = "The other tab was closed: playing here now. " + game.message;
   draw();
 }
 
@@ -186,6 +221,11 @@ void changed() {
 }  // namespace
 
 extern "C" {
+
+// The page became visible again while another tab had the saves: ask for them again.
+EMSCRIPTEN_KEEPALIVE void game_page_visible() {
+  if (!game.playable) wait_for_the_other_tab();
+}
 
 // Exp up; every exp_per_level a level up (more max HP, healed). Changes the store, unsaved.
 EMSCRIPTEN_KEEPALIVE void game_gain_exp(int amount) {

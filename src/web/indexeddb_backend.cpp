@@ -8,6 +8,7 @@
 //   record         [u8 value_type][value bytes]      (what IndexedDB stores per key)
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -19,6 +20,7 @@
 extern "C" {
 void savekit_idb_open(const char* name, int request, int request_persistence, int exclusive, int wait_for_lock);
 void savekit_idb_autosave(int connection, int milliseconds);
+int savekit_idb_is_reconnecting(int connection);
 void savekit_idb_commit(int connection, int request, const std::uint8_t* data, std::size_t size);
 void savekit_idb_close(int connection);
 void savekit_idb_delete(const char* name, int request);
@@ -94,16 +96,111 @@ class indexeddb_backend final : public backend {
     the_registry().by_connection[connection_] = this;
   }
   ~indexeddb_backend() override {
+    // Closed while the database is being reopened after another script upgraded or deleted
+    // it: the write-back must not depend on this object, which is going — queue the whole
+    // state (what is committed, and what is still in flight) to go out before the close.
+    if (!options_.read_only && savekit_idb_is_reconnecting(connection_)) {
+      committed_state everything = committed_;
+      for (const auto& changes : in_flight_) changes->apply_to(everything);
+      send(write_all(everything), [](status) {});
+    }
     the_registry().hidden_savers.erase(this);
     the_registry().by_connection.erase(connection_);
     savekit_idb_close(connection_);  // also releases the Web Lock and stops the autosave
   }
 
-  result<loaded_state> load() override { return std::move(state_); }
+  result<loaded_state> load() override {
+    committed_ = state_.entries;
+    return std::move(state_);
+  }
 
   void commit(const change_set& changes, std::function<void(status)> done) override {
     if (options_.read_only)
       return done(error{errc::io_error, 0, "savekit:" + name_ + " was opened read-only: nothing is saved"});
+    // A copy of the change set, applied to the kept committed state once the browser says
+    // the transaction completed (the change set's views die when this returns).
+    auto applied = std::make_shared<owned_changes>(changes);
+    in_flight_.push_back(applied);
+    send(changes, [this, alive = std::weak_ptr<int>(alive_), applied, done = std::move(done)](status outcome) {
+      if (!alive.expired()) {
+        if (outcome) applied->apply_to(committed_);
+        std::erase(in_flight_, applied);
+      }
+      done(std::move(outcome));
+    });
+  }
+
+  // The database came back after other code upgraded or deleted it; if its saves are gone
+  // (emptied), everything committed is written again, before any commit made meanwhile.
+  void reconnected(bool emptied) {
+    if (!emptied || options_.read_only) return;
+    send(write_all(committed_), [name = name_](status outcome) {
+      if (!outcome)
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR,
+                       "savekit: writing %s back after its database was deleted failed: %s", name.c_str(),
+                       outcome.error().message().c_str());
+    });
+  }
+
+  bool completes_synchronously() const override { return false; }
+  // IndexedDB runs readwrite transactions over one object store in the order they were made.
+  bool orders_commits() const override { return true; }
+  std::string describe() const override { return "IndexedDB savekit:" + name_; }
+
+  void attach(commit_request request) override {
+    request_ = std::move(request);
+    if (options_.read_only) return;
+    if (options_.save_when_hidden) the_registry().hidden_savers.insert(this);
+    if (auto every = options_.autosave_every.count(); every > 0)
+      savekit_idb_autosave(connection_, static_cast<int>(std::min<std::int64_t>(every, 0x7FFFFFFF)));
+  }
+
+  // Commits what is pending, if anything, and tells the listeners.
+  void autosave(autosave_trigger trigger) {
+    bool started = request_([name = name_, trigger](status outcome) {
+      if (!outcome)
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: saving %s automatically failed: %s", name.c_str(),
+                       outcome.error().message().c_str());
+      // Copies: a listener may replace itself.
+      if (auto listener = the_registry().autosave_listener) listener(name, outcome);
+      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name, trigger, true, outcome});
+    });
+    if (!started)
+      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name_, trigger, false, {}});
+  }
+
+ private:
+  // A change set that owns its bytes.
+  struct owned_changes {
+    explicit owned_changes(const change_set& changes) : clear_all(changes.clear_all) {
+      for (const change& c : changes.changes)
+        entries.push_back({std::string{c.key}, c.type, std::string{c.value}, c.erase});
+    }
+    void apply_to(committed_state& state) const {
+      change_set view;
+      view.clear_all = clear_all;
+      for (const auto& e : entries) view.changes.push_back(change{e.key, e.type, e.value, e.erase});
+      apply_changes(state, view);
+    }
+    struct owned_change {
+      std::string key;
+      value_type type;
+      std::string value;
+      bool erase;
+    };
+    bool clear_all;
+    std::vector<owned_change> entries;
+  };
+
+  // A change set that empties the database and writes state into it.
+  static change_set write_all(const committed_state& state) {
+    change_set everything;
+    everything.clear_all = true;
+    for (const auto& [key, value] : state) everything.changes.push_back(change{key, value.type, value.bytes, false});
+    return everything;
+  }
+
+  void send(const change_set& changes, std::function<void(status)> done) {
     std::string buffer;
     buffer.push_back(changes.clear_all ? 1 : 0);
     for (const change& c : changes.changes) {
@@ -122,39 +219,14 @@ class indexeddb_backend final : public backend {
     savekit_idb_commit(connection_, request, reinterpret_cast<const std::uint8_t*>(buffer.data()), buffer.size());
   }
 
-  bool completes_synchronously() const override { return false; }
-  // IndexedDB runs readwrite transactions over one object store in the order they were made.
-  bool orders_commits() const override { return true; }
-  std::string describe() const override { return "IndexedDB savekit:" + name_; }
-
-  void attach(commit_request request) override {
-    request_ = std::move(request);
-    if (options_.read_only) return;
-    if (options_.save_when_hidden) the_registry().hidden_savers.insert(this);
-    if (options_.autosave_every.count() > 0)
-      savekit_idb_autosave(connection_, static_cast<int>(options_.autosave_every.count()));
-  }
-
-  // Commits what is pending, if anything, and tells the listeners.
-  void autosave(autosave_trigger trigger) {
-    bool started = request_([name = name_, trigger](status outcome) {
-      if (!outcome)
-        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: saving %s automatically failed: %s", name.c_str(),
-                       outcome.error().message().c_str());
-      // Copies: a listener may replace itself.
-      if (auto listener = the_registry().autosave_listener) listener(name, outcome);
-      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name, trigger, true, outcome});
-    });
-    if (!started)
-      if (auto observer = the_registry().autosave_observer) observer(autosave_event{name_, trigger, false, {}});
-  }
-
- private:
   std::string name_;
   int connection_;
   loaded_state state_;
   indexeddb_options options_;
   commit_request request_;
+  committed_state committed_;                              // what the database holds, to write back if it is deleted
+  std::vector<std::shared_ptr<owned_changes>> in_flight_;  // commits sent, not yet completed
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for completions after the store is gone
 };
 
 persistence to_persistence(int code) {
@@ -282,6 +354,11 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_page_hidden() {
   std::vector<indexeddb_backend*> savers(the_registry().hidden_savers.begin(), the_registry().hidden_savers.end());
   for (auto* saver : savers)
     if (the_registry().hidden_savers.count(saver)) saver->autosave(autosave_trigger::page_hidden);
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_reconnected(int connection, int emptied) {
+  auto& stores = the_registry().by_connection;
+  if (auto found = stores.find(connection); found != stores.end()) found->second->reconnected(emptied != 0);
 }
 
 EMSCRIPTEN_KEEPALIVE void savekit_idb_autosave_tick(int connection) {

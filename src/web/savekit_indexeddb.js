@@ -69,7 +69,16 @@ mergeInto(LibraryManager.library, {
     // then(null, kind, message) when another holder has it or locks are refused. With
     // wait, waits for the holder (another tab) to let it go instead.
     lock: function(name, exclusive, wait, then) {
-      if (!exclusive || typeof navigator === 'undefined' || !navigator.locks) return then(function() {});
+      if (!exclusive) return then(function() {});
+      if (typeof navigator === 'undefined' || !navigator.locks) {
+        // Web Locks exist only in secure contexts (https, or http from localhost). Without
+        // them nothing keeps a second tab from writing over this one's saves.
+        return then(null, SAVEKIT_IDB.kind.unavailable,
+                    'no Web Locks here (' + (typeof isSecureContext !== 'undefined' && !isSecureContext
+                        ? 'the page is not a secure context: serve it over https, or from localhost'
+                        : 'this browser has none') +
+                    '), so a second tab could overwrite the saves; open with exclusive = false to accept that');
+      }
       // A store this page has just closed releases its lock asynchronously: wait for that.
       (SAVEKIT_IDB.releasing[name] || Promise.resolve()).then(function() {
         var held = false;
@@ -91,17 +100,23 @@ mergeInto(LibraryManager.library, {
       });
     },
     // Creates what savekit keeps in its database, where missing.
+    // (Returns whether the entries store had to be made: then whatever it held is gone.)
     createStores: function(db) {
-      if (!db.objectStoreNames.contains('entries')) db.createObjectStore('entries');
+      var made = !db.objectStoreNames.contains('entries');
+      if (made) db.createObjectStore('entries');
       if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(SAVEKIT_IDB.format, 'format');
+      return made;
     },
     // Opens the database at whatever version it has (creating it at version 1), then
     // ready(db). Other code on the origin may have opened "savekit:NAME" first — without a
     // version, which creates it empty, or with a version of its own: the database is then
     // reopened at the next version to add savekit's stores, and a foreign version number
     // alone never hides a save (only meta.format says which savekit wrote it).
+    // ready(db, emptied): emptied tells that the entries store had to be created — a new
+    // database, or one whose saves other code deleted.
     openDatabase: function(name, ready, fail) {
       var I = SAVEKIT_IDB;
+      var emptied = false;
       var attempt = function(version, tries) {
         var opening, done = false;
         try {
@@ -114,7 +129,7 @@ mergeInto(LibraryManager.library, {
           done = true;
           fail(kind, message);
         };
-        opening.onupgradeneeded = function() { I.createStores(opening.result); };
+        opening.onupgradeneeded = function() { if (I.createStores(opening.result)) emptied = true; };
         opening.onerror = function(event) {
           event.preventDefault();
           var e = opening.error;
@@ -124,15 +139,15 @@ mergeInto(LibraryManager.library, {
         // Adding the stores needs every other connection closed: savekit's own close on a
         // version change; other code on the origin may not.
         opening.onblocked = function() {
-          give_up(I.kind.io, 'savekit:' + name + ' lacks savekit\'s stores and another page of this site keeps it ' +
-                             'open; close the other pages of this site and try again');
+          give_up(I.kind.io, 'savekit:' + name + ' lacks savekit\'s stores and another connection keeps it open ' +
+                             '(code on this page or another page of this site): close it and try again');
         };
         opening.onsuccess = function() {
           var db = opening.result;
           if (done) return db.close();  // blocked and given up on, then let through
           if (db.objectStoreNames.contains('entries') && db.objectStoreNames.contains('meta')) {
             done = true;
-            return ready(db);
+            return ready(db, emptied);
           }
           var next = db.version + 1;
           db.close();
@@ -142,6 +157,102 @@ mergeInto(LibraryManager.library, {
         };
       };
       attempt(0, 0);
+    },
+    // Other code on the site upgrading or deleting the database closes savekit's
+    // connection (versionchange), and the browser may close it (onclose): reconnect, with
+    // the commits made meanwhile queued in order, and — when the saves are gone (deleted,
+    // or their store dropped) — let the C++ half write back everything committed.
+    keepConnected: function(id, db) {
+      var I = SAVEKIT_IDB;
+      var lost = function() {
+        var entry = I.connections[id];
+        if (!entry || entry.db !== db) return;
+        try { db.close(); } catch (ignored) {}
+        entry.db = null;
+        entry.queue = entry.queue || [];
+        setTimeout(function() { I.reconnect(id, 0); }, 0);
+      };
+      db.onversionchange = lost;
+      db.onclose = lost;
+    },
+    reconnect: function(id, tries) {
+      var I = SAVEKIT_IDB;
+      var entry = I.connections[id];
+      if (!entry) return;
+      I.openDatabase(entry.name, function(db, emptied) {
+        if (!I.connections[id]) return db.close();  // the store was closed meanwhile
+        entry.db = db;
+        I.keepConnected(id, db);
+        // First the write-back of everything committed (if the saves were lost), then the
+        // commits made meanwhile, in order: readwrite transactions run in creation order.
+        var queue = entry.queue || [];
+        entry.queue = null;
+        if (!entry.closeWhenDone) callUserCallback(function() { _savekit_idb_reconnected(id, emptied ? 1 : 0); });
+        for (var i = 0; i < queue.length; ++i) queue[i]();
+        if (entry.closeWhenDone) I.closeConnection(id);
+      }, function(kind, message) {
+        if (!I.connections[id]) return;
+        if (tries < 5) return setTimeout(function() { I.reconnect(id, tries + 1); }, 200 * (tries + 1));
+        // Give up: the queued commits fail (their changes stay pending for a later retry).
+        var queue = entry.queue || [];
+        entry.queue = null;
+        entry.broken = message;
+        for (var i = 0; i < queue.length; ++i) queue[i]();
+        if (entry.closeWhenDone) I.closeConnection(id);
+      });
+    },
+    // One commit: a readwrite transaction of the change set (see savekit_idb_commit).
+    runCommit: function(connection, request, bytes) {
+      var I = SAVEKIT_IDB;
+      var entry = I.connections[connection];
+      if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
+      if (!entry.db) {
+        return I.reportCommit(request, I.kind.io,
+                              'savekit:' + entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
+      }
+      var tx;
+      try {
+        tx = entry.db.transaction(['entries'], 'readwrite', {durability: 'strict'});
+        var store = tx.objectStore('entries');
+        var view = new DataView(bytes.buffer), at = 1, operations = 0;
+        if (bytes[0]) store.clear();
+        for (; at < bytes.length; ++operations) {
+          var op = bytes[at];
+          var keySize = view.getUint32(at + 1, true);
+          var key = bytes.slice(at + 5, at + 5 + keySize).buffer;
+          at += 5 + keySize;
+          if (op === 2) {
+            store.delete(key);
+            continue;
+          }
+          var recordSize = view.getUint32(at, true);
+          store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
+          at += 4 + recordSize;
+        }
+      } catch (e) {
+        if (tx) try { tx.abort(); } catch (ignored) {}
+        return I.reportCommit(request, I.kindOf(e), I.describe(e, 'the IndexedDB transaction could not start'));
+      }
+      tx.oncomplete = function() { I.reportCommit(request, I.kind.ok, ''); };
+      tx.onabort = function() {
+        I.reportCommit(request, I.kindOf(tx.error), I.describe(tx.error, 'the IndexedDB transaction was aborted'));
+      };
+      // Nothing may throw from here on: an exception would unwind through the C++ caller.
+      try {
+        var hooks = Module['savekitTestHooks'];  // tests/web: counts operations, aborts on request
+        if (hooks && hooks.onCommit) hooks.onCommit(tx, operations);
+        if (tx.commit) tx.commit();  // send it now: a page being hidden may not get another task
+      } catch (ignored) {
+        // Already aborted or finished: oncomplete or onabort reports the outcome.
+      }
+    },
+    closeConnection: function(id) {
+      var entry = SAVEKIT_IDB.connections[id];
+      if (!entry) return;
+      delete SAVEKIT_IDB.connections[id];
+      if (entry.db) entry.db.close();  // transactions already committed still complete
+      entry.release();
+      if (entry.whenClosed) (SAVEKIT_IDB.releasing[entry.name] || Promise.resolve()).then(entry.whenClosed);
     },
     persistence: function(request) {
       // 0 not requested, 1 granted, 2 denied, 3 unsupported; estimate: [usage, quota]
@@ -190,9 +301,8 @@ mergeInto(LibraryManager.library, {
         storage = answer;
         I.openDatabase(name, function(db) {
           var id = I.nextConnection++;
-          I.connections[id] = {db: db, release: release, name: name};
-          // Another page upgrading the database: step aside (commits then fail with io_error).
-          db.onversionchange = function() { db.close(); };
+          I.connections[id] = {db: db, release: release, name: name, queue: null};
+          I.keepConnected(id, db);
           var tx, keys, values, format;
           try {
             tx = db.transaction(['entries', 'meta'], 'readonly');
@@ -245,43 +355,11 @@ mergeInto(LibraryManager.library, {
     var bytes = HEAPU8.slice(ptr, ptr + size);  // a copy: the change set dies when we return
     var entry = I.connections[connection];
     if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
-    var tx;
-    try {
-      tx = entry.db.transaction(['entries'], 'readwrite', {durability: 'strict'});
-      var store = tx.objectStore('entries');
-      var view = new DataView(bytes.buffer), at = 1, operations = 0;
-      if (bytes[0]) store.clear();
-      for (; at < bytes.length; ++operations) {
-        var op = bytes[at];
-        var keySize = view.getUint32(at + 1, true);
-        var key = bytes.slice(at + 5, at + 5 + keySize).buffer;
-        at += 5 + keySize;
-        if (op === 2) {
-          store.delete(key);
-          continue;
-        }
-        var recordSize = view.getUint32(at, true);
-        store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
-        at += 4 + recordSize;
-      }
-    } catch (e) {
-      if (tx) try { tx.abort(); } catch (ignored) {}
-      return I.reportCommit(request, I.kindOf(e), I.describe(e, 'the IndexedDB transaction could not start'));
+    if (entry.queue) {  // reconnecting: in order, once the database is back
+      return entry.queue.push(function() { I.runCommit(connection, request, bytes); });
     }
-    tx.oncomplete = function() { I.reportCommit(request, I.kind.ok, ''); };
-    tx.onabort = function() {
-      I.reportCommit(request, I.kindOf(tx.error), I.describe(tx.error, 'the IndexedDB transaction was aborted'));
-    };
-    // Nothing may throw from here on: an exception would unwind through the C++ caller.
-    try {
-      var hooks = Module['savekitTestHooks'];  // tests/web: counts operations, aborts on request
-      if (hooks && hooks.onCommit) hooks.onCommit(tx, operations);
-      if (tx.commit) tx.commit();  // send it now: a page being hidden may not get another task
-    } catch (ignored) {
-      // Already aborted or finished: oncomplete or onabort reports the outcome.
-    }
+    I.runCommit(connection, request, bytes);
   },
-
   // Commits the store's pending changes every `ms` milliseconds (its autosave option).
   savekit_idb_autosave__deps: ['$SAVEKIT_IDB', '$callUserCallback'],
   savekit_idb_autosave: function(connection, ms) {
@@ -297,9 +375,21 @@ mergeInto(LibraryManager.library, {
     var entry = SAVEKIT_IDB.connections[connection];
     if (!entry) return;
     if (entry.autosave) clearInterval(entry.autosave);
-    delete SAVEKIT_IDB.connections[connection];
-    entry.db.close();  // transactions already committed still complete
-    entry.release();
+    // Reconnecting: the commits queued meanwhile (the last write-back among them) still go
+    // out; the connection closes after them.
+    if (entry.queue) {
+      entry.closeWhenDone = true;
+      // An open of the same store from this page waits for this close (see lock).
+      SAVEKIT_IDB.releasing[entry.name] = new Promise(function(resolve) { entry.whenClosed = resolve; });
+      return;
+    }
+    SAVEKIT_IDB.closeConnection(connection);
+  },
+
+  savekit_idb_is_reconnecting__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_is_reconnecting: function(connection) {
+    var entry = SAVEKIT_IDB.connections[connection];
+    return entry && entry.queue ? 1 : 0;
   },
 
   savekit_idb_delete__deps: ['$SAVEKIT_IDB'],

@@ -42,9 +42,9 @@ export function serve(root, port, { isolated = false, cacheable = false } = {}) 
 }
 
 // A browser on profileDir: two launches on one folder see the same IndexedDB.
-export async function launch(profileDir) {
+export async function launch(profileDir, extraFlags = []) {
   const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: chromiumPath, headless: true, args: flags });
+    executablePath: chromiumPath, headless: true, args: [...flags, ...extraFlags] });
   context.setDefaultTimeout(30000);
   return context;
 }

@@ -98,6 +98,22 @@ export async function launchRaw(chromiumPath, profileDir) {
         await send('Page.navigate', { url }, sessionId);
         await loaded;
       },
+      async reload() {
+        const loaded = new Promise((resolve) => {
+          const listener = (m) => {
+            if (m.sessionId === sessionId && m.method === 'Page.loadEventFired') {
+              listeners.splice(listeners.indexOf(listener), 1);
+              resolve();
+            }
+          };
+          listeners.push(listener);
+        });
+        await send('Page.reload', {}, sessionId);
+        await loaded;
+      },
+      bringToFront() {
+        return send('Target.activateTarget', { targetId });
+      },
       async back() {
         const { currentIndex, entries } = await send('Page.getNavigationHistory', {}, sessionId);
         await send('Page.navigateToHistoryEntry', { entryId: entries[currentIndex - 1].id }, sessionId);

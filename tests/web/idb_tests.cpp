@@ -46,6 +46,14 @@ EM_JS(void, report_done, (int passed_checks, int failed_checks), {
 // Operations on the page's side that a test needs.
 EM_JS(void, abort_next_commit, (), { Module.savekitTestHooks.abortNext = true; });
 EM_JS(int, last_commit_operations, (), { return Module.savekitTestHooks.lastOperations; });
+// Other code on the site upgrading, or deleting, a store's database while it is open.
+EM_JS(void, upgrade_database_elsewhere, (const char* name), {
+  var request = indexedDB.open('savekit:' + UTF8ToString(name), 50);
+  request.onupgradeneeded = function() { request.result.createObjectStore('someone-elses'); };
+  request.onsuccess = function() { request.result.close(); };
+});
+EM_JS(void, delete_database_elsewhere, (const char* name),
+      { indexedDB.deleteDatabase('savekit:' + UTF8ToString(name)); });
 EM_JS(void, hide_page, (), {
   Object.defineProperty(document, 'visibilityState', {value : 'hidden', configurable : true});
   document.dispatchEvent(new Event('visibilitychange'));
@@ -132,6 +140,17 @@ step act(std::function<void()> body) {
     CHECK(store.has_value());  // every act() works on the open store
     if (store) body();
     next();
+  };
+}
+step wait_ms(int milliseconds) {
+  return [milliseconds](next_fn next) {
+    auto* pending = new next_fn(std::move(next));
+    emscripten_async_call(
+        [](void* argument) {
+          std::unique_ptr<next_fn> resume(static_cast<next_fn*>(argument));
+          (*resume)();
+        },
+        pending, milliseconds);
   };
 }
 step delete_database(std::string name, savekit::errc expected = savekit::errc::ok) {
@@ -429,6 +448,32 @@ std::vector<test_case> make_tests() {
                         store.reset();   // the first "tab" closes its store
                       });
                     }}});
+  tests.push_back(
+      {"another script upgrading or deleting the database while it is open: saving goes on, nothing is lost",
+       {open_store("pulled-away"), act([] { CHECK(store->set_int("level", 5)); }), save(), act([] {
+          upgrade_database_elsewhere("pulled-away");
+          CHECK(store->set_int("exp", 7));
+        }),
+        save(),  // regression: every save after that failed ("the database connection is closing")
+        act([] {
+          delete_database_elsewhere("pulled-away");
+          CHECK(store->set_int("hp", 3));
+        }),
+        save(),         // and after a deletion, everything committed is written back
+        close_store(),  // at once: the write-back still goes out before the close
+        open_store("pulled-away"), act([] {
+          CHECK_EQ(store->get_int("level"), 5);
+          CHECK_EQ(store->get_int("exp"), 7);
+          CHECK_EQ(store->get_int("hp"), 3);
+          delete_database_elsewhere("pulled-away");  // and once more, the game playing on
+        }),
+        wait_ms(300), act([] { CHECK(store->set_int("mp", 9)); }), save(), close_store(), open_store("pulled-away"),
+        act([] {
+          CHECK_EQ(store->get_int("level"), 5);
+          CHECK_EQ(store->get_int("hp"), 3);
+          CHECK_EQ(store->get_int("mp"), 9);
+        }),
+        close_store()}});
   return tests;
 }
 
