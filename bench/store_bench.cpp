@@ -64,11 +64,11 @@ void BM_PerKey_Get(benchmark::State& state) {
 }
 BENCHMARK(BM_PerKey_Get)->Name("Status/get/per-key (11 keys)");
 
-const char* format_name(savekit::format f) {
+const char* format_name(savekit::object_encoding f) {
   switch (f) {
-    case savekit::format::json:
+    case savekit::object_encoding::json:
       return "JSON";
-    case savekit::format::msgpack_compact:
+    case savekit::object_encoding::msgpack_compact:
       return "MessagePack compact";
     default:
       return "MessagePack map";
@@ -76,7 +76,8 @@ const char* format_name(savekit::format f) {
 }
 
 void register_object_benchmarks() {
-  for (auto f : {savekit::format::msgpack, savekit::format::msgpack_compact, savekit::format::json}) {
+  for (auto f :
+       {savekit::object_encoding::msgpack, savekit::object_encoding::msgpack_compact, savekit::object_encoding::json}) {
     std::string name = format_name(f);
     benchmark::RegisterBenchmark(("Status/set/object " + name).c_str(), [f](benchmark::State& state) {
       auto p = memory_store();
@@ -98,27 +99,28 @@ void register_object_benchmarks() {
       auto status = seeds::seed_status();
       std::string buffer;
       for (auto _ : state) {
-        if (f == savekit::format::json)
+        if (f == savekit::object_encoding::json)
           savekit::to_json(status, buffer);
         else
           savekit::to_msgpack(status, buffer,
-                              {.form = f == savekit::format::msgpack_compact ? savekit::msgpack_form::compact
-                                                                             : savekit::msgpack_form::map});
+                              {.form = f == savekit::object_encoding::msgpack_compact ? savekit::msgpack_form::compact
+                                                                                      : savekit::msgpack_form::map});
         benchmark::DoNotOptimize(buffer);
       }
     });
     benchmark::RegisterBenchmark(("Status/get/codec only " + name).c_str(), [f](benchmark::State& state) {
       std::string buffer;
-      if (f == savekit::format::json)
+      if (f == savekit::object_encoding::json)
         savekit::to_json(seeds::seed_status(), buffer);
       else
         savekit::to_msgpack(seeds::seed_status(), buffer,
-                            {.form = f == savekit::format::msgpack_compact ? savekit::msgpack_form::compact
-                                                                           : savekit::msgpack_form::map});
+                            {.form = f == savekit::object_encoding::msgpack_compact ? savekit::msgpack_form::compact
+                                                                                    : savekit::msgpack_form::map});
       seeds::Status out;
       for (auto _ : state) {
-        bool ok = f == savekit::format::json ? savekit::from_json(buffer, out).has_value()
-                                             : savekit::from_msgpack(std::string_view{buffer}, out).has_value();
+        bool ok = f == savekit::object_encoding::json
+                      ? savekit::from_json(buffer, out).has_value()
+                      : savekit::from_msgpack(std::string_view{buffer}, out).has_value();
         benchmark::DoNotOptimize(ok);
       }
     });

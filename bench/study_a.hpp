@@ -108,14 +108,15 @@ inline std::vector<way_a> study_a_ways() {
                   [](savekit::prefs& p, const Status& s) { check(bench::set_per_key(p, s), "set"); },
                   [](const savekit::prefs& p, Status& s) { bench::get_per_key(p, s); }});
 
-  auto savekit_object = [](std::string name, savekit::format f, std::string stored_as) {
+  auto savekit_object = [](std::string name, savekit::object_encoding f, std::string stored_as) {
     return way_a{std::move(name), "savekit", std::move(stored_as),
                  [f](savekit::prefs& p, const Status& s) { check(p.set("status", s, f), "set"); },
                  [](const savekit::prefs& p, Status& s) { check(p.get_into("status", s), "get_into"); }};
   };
-  ways.push_back(savekit_object("savekit JSON", savekit::format::json, "JSON text"));
-  ways.push_back(savekit_object("savekit MessagePack map", savekit::format::msgpack, "bytes (byte-clean)"));
-  ways.push_back(savekit_object("savekit MessagePack compact", savekit::format::msgpack_compact, "bytes (byte-clean)"));
+  ways.push_back(savekit_object("savekit JSON", savekit::object_encoding::json, "JSON text"));
+  ways.push_back(savekit_object("savekit MessagePack map", savekit::object_encoding::msgpack, "bytes (byte-clean)"));
+  ways.push_back(
+      savekit_object("savekit MessagePack compact", savekit::object_encoding::msgpack_compact, "bytes (byte-clean)"));
   {
     auto packed = std::make_shared<std::vector<std::byte>>();
     auto text = std::make_shared<std::string>();
@@ -157,14 +158,15 @@ inline std::vector<way_a> study_a_ways() {
   {
     // simdjson only reads: the save is savekit's JSON.
     auto padded = std::make_shared<simdjson::padded_string>();
-    ways.push_back({"simdjson On-Demand (load)", "simdjson", "JSON text",
-                    [](savekit::prefs& p, const Status& s) { check(p.set("status", s, savekit::format::json), "set"); },
-                    [padded](const savekit::prefs& p, Status& s) {
-                      auto stored = p.get_raw("status");  // the JSON text savekit stored
-                      if (!stored) die(stored.error().to_string());
-                      *padded = simdjson::padded_string(stored->bytes);
-                      if (!simdjson_ondemand::read(*padded, s)) die("simdjson: read failed");
-                    }});
+    ways.push_back(
+        {"simdjson On-Demand (load)", "simdjson", "JSON text",
+         [](savekit::prefs& p, const Status& s) { check(p.set("status", s, savekit::object_encoding::json), "set"); },
+         [padded](const savekit::prefs& p, Status& s) {
+           auto stored = p.get_raw("status");  // the JSON text savekit stored
+           if (!stored) die(stored.error().to_string());
+           *padded = simdjson::padded_string(stored->bytes);
+           if (!simdjson_ondemand::read(*padded, s)) die("simdjson: read failed");
+         }});
   }
 #endif
   return ways;

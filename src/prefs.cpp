@@ -1,5 +1,7 @@
 #include "savekit/prefs.hpp"
 
+#include "savekit/file_backend.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <random>
@@ -26,7 +28,7 @@ std::uint64_t random_seed() noexcept {
 namespace {
 
 error key_error(errc code, std::string_view key, std::string message) {
-  return error{code, 0, std::move(message), std::string{key}};
+  return error{code, 0, std::move(message), store_path(key)};
 }
 
 }  // namespace
@@ -132,37 +134,40 @@ status prefs::set_bytes(std::string_view key, std::span<const std::byte> value) 
   return {};
 }
 
-result<std::int64_t> prefs::try_get_int(std::string_view key) const {
-  std::lock_guard lock(state_->mutex);
+result<const prefs::entry*> prefs::typed_entry(std::string_view key, value_type type) const {
   const entry* found = find(key);
   if (!found) return key_error(errc::not_found, key, "no entry under this key");
-  if (found->type != value_type::integer)
-    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not int");
+  if (found->type != type)
+    return key_error(errc::wrong_type, key,
+                     "entry holds " + std::string{to_string(found->type)} + ", not " + std::string{to_string(type)});
+  return found;
+}
+
+result<std::int64_t> prefs::try_get_int(std::string_view key) const {
+  std::lock_guard lock(state_->mutex);
+  auto found = typed_entry(key, value_type::integer);
+  if (!found) return std::move(found).error();
   std::int64_t value = 0;
-  if (status decoded = savekit::from_msgpack(std::string_view{found->bytes}, value); !decoded)
+  if (status decoded = savekit::from_msgpack(std::string_view{(*found)->bytes}, value); !decoded)
     return key_error(errc::corrupt_store, key, "stored int does not decode");
   return value;
 }
 
 result<double> prefs::try_get_float(std::string_view key) const {
   std::lock_guard lock(state_->mutex);
-  const entry* found = find(key);
-  if (!found) return key_error(errc::not_found, key, "no entry under this key");
-  if (found->type != value_type::floating)
-    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not float");
+  auto found = typed_entry(key, value_type::floating);
+  if (!found) return std::move(found).error();
   double value = 0;
-  if (status decoded = savekit::from_msgpack(std::string_view{found->bytes}, value); !decoded)
+  if (status decoded = savekit::from_msgpack(std::string_view{(*found)->bytes}, value); !decoded)
     return key_error(errc::corrupt_store, key, "stored float does not decode");
   return value;
 }
 
 result<std::string> prefs::try_get_string(std::string_view key) const {
   std::lock_guard lock(state_->mutex);
-  const entry* found = find(key);
-  if (!found) return key_error(errc::not_found, key, "no entry under this key");
-  if (found->type != value_type::string)
-    return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not string");
-  return found->bytes;
+  auto found = typed_entry(key, value_type::string);
+  if (!found) return std::move(found).error();
+  return (*found)->bytes;
 }
 
 std::int64_t prefs::get_int(std::string_view key, std::int64_t fallback) const {
@@ -241,7 +246,7 @@ status prefs::set_raw(std::string_view key, value_type type, std::string_view by
     return error{errc::invalid_value, e.offset(),
                  "not a stored " + std::string{to_string(type)} + " (" + std::string{savekit::to_string(e.code())} +
                      ": " + e.message() + ")",
-                 std::string{key}};
+                 store_path(key)};
   }
   if (bytes.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
   std::lock_guard lock(state_->mutex);
@@ -317,104 +322,112 @@ bool prefs::has_pending_changes() const {
 
 // ---- committing --------------------------------------------------------------------------------
 
-namespace {
-
 // What a commit covered: enough to tell, when it completes, which changes it made durable.
-struct commit_ticket {
+struct prefs::commit_ticket {
   bool clear_all = false;
   std::uint64_t clear_version = 0;
   std::vector<std::pair<std::string, std::uint64_t>> versions;  // key, version committed
 };
 
-}  // namespace
-
 void prefs::save_async(std::function<void(status)> done) { commit(state_, std::move(done)); }
+
+// docs/design.md, "Commits may complete later": a commit carries every pending change.
+// The versions are remembered only for a backend that reports later, when other changes
+// may have come in the meantime.
+change_set prefs::gather_pending(shared_state& s, commit_ticket& ticket, bool remember_versions) {
+  change_set changes;
+  changes.clear_all = s.clear_pending;
+  changes.changes.reserve(s.dirty.size());
+  ticket.clear_all = s.clear_pending;
+  ticket.clear_version = s.clear_version;
+  for (auto* node : s.dirty) {
+    const entry& e = node->second;
+    changes.changes.push_back(change{node->first, e.type, e.bytes, e.deleted});
+    if (remember_versions) ticket.versions.emplace_back(node->first, e.version);
+  }
+  return changes;
+}
+
+// A synchronous backend reported while the store's mutex was held: nothing changed in the
+// meantime, so the whole change set is durable and nothing is pending any more.
+void prefs::settle_synchronous(shared_state& s, const commit_ticket& ticket) {
+  s.last = nullptr;  // committed deletions are erased
+  if (ticket.clear_all) s.clear_pending = false;
+  for (auto* node : s.dirty) node->second.dirty = false;
+  for (auto* node : s.dirty)
+    if (node->second.deleted) s.entries.erase(s.entries.find(node->first));
+  s.dirty.clear();
+}
+
+// An asynchronous backend reported later: an entry stops being pending only if it is still
+// at the version this commit carried (a newer change stays pending for the next commit).
+void prefs::settle_asynchronous(shared_state& s, const commit_ticket& ticket) {
+  s.last = nullptr;  // committed deletions are erased
+  if (ticket.clear_all && s.clear_version == ticket.clear_version) s.clear_pending = false;
+  for (const auto& [key, version] : ticket.versions) {
+    auto it = s.entries.find(key);
+    if (it != s.entries.end() && it->second.version == version) it->second.dirty = false;
+  }
+  std::erase_if(s.dirty, [](auto* node) { return !node->second.dirty; });
+  for (const auto& [key, version] : ticket.versions) {
+    auto it = s.entries.find(key);
+    if (it != s.entries.end() && !it->second.dirty && it->second.deleted) s.entries.erase(it);
+  }
+}
+
+// docs/design.md, "Commit on hide": the saves requested while a backend that does not order
+// overlapping commits had one in flight — one more commit covers them all.
+void prefs::commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<std::function<void(status)>> waiting) {
+  if (waiting.empty()) return;
+  auto s = weak.lock();
+  if (!s) {
+    for (auto& waiter : waiting) waiter({});  // the store is gone: nothing is left to commit
+    return;
+  }
+  commit(std::move(s), [waiting = std::move(waiting)](status follow_up) {
+    for (auto& waiter : waiting) waiter(follow_up);
+  });
+}
 
 void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
   std::unique_lock lock(state->mutex);
+  // A backend that does not order overlapping commits: this save waits for the one in
+  // flight (only an asynchronous backend gets here: a synchronous commit holds the mutex).
+  // One that orders them (IndexedDB) starts this one now, carrying every pending change,
+  // those in flight included, so that it alone leaves the state complete.
   if (state->commits_in_flight > 0 && !state->store_backend->orders_commits()) {
-    // Only an asynchronous backend gets here (a synchronous commit holds the mutex
-    // throughout): this save waits for the one in flight, then commits what is left.
     state->waiting.push_back(std::move(done));
     return;
   }
-  // With a backend that orders overlapping commits, this one starts now and carries every
-  // pending change, those in flight included: whatever becomes of the earlier commit, this
-  // one alone leaves the state complete — which a page being hidden cannot wait for.
   if (state->dirty.empty() && !state->clear_pending) {
     lock.unlock();
     return done({});
   }
-  change_set changes;
-  changes.clear_all = state->clear_pending;
-  changes.changes.reserve(state->dirty.size());
-  bool synchronous = state->store_backend->completes_synchronously();
+  const bool synchronous = state->store_backend->completes_synchronously();
   auto ticket = std::make_shared<commit_ticket>();
-  ticket->clear_all = state->clear_pending;
-  ticket->clear_version = state->clear_version;
-  for (auto* node : state->dirty) {
-    const entry& e = node->second;
-    changes.changes.push_back(change{node->first, e.type, e.bytes, e.deleted});
-    if (!synchronous) ticket->versions.emplace_back(node->first, e.version);
-  }
+  change_set changes = gather_pending(*state, *ticket, !synchronous);
   ++state->commits_in_flight;
-
-  std::weak_ptr<shared_state> weak = state;
-  // Bookkeeping once the backend reports: the changes it made durable stop being pending.
-  auto settle = [weak, ticket, synchronous](const status& outcome) {
-    auto s = weak.lock();
-    if (!s) return;
-    std::unique_lock relock(s->mutex, std::defer_lock);
-    if (!synchronous) relock.lock();  // a synchronous backend reports while save_async holds it
-    --s->commits_in_flight;
-    if (!outcome) return;
-    s->last = nullptr;  // committed deletions are erased below
-    if (ticket->clear_all && s->clear_version == ticket->clear_version) s->clear_pending = false;
-    if (synchronous) {
-      // Nothing could change while the mutex was held: the whole change set is durable.
-      for (auto* node : s->dirty) node->second.dirty = false;
-      for (auto* node : s->dirty)
-        if (node->second.deleted) s->entries.erase(s->entries.find(node->first));
-      s->dirty.clear();
-      return;
-    }
-    for (const auto& [key, version] : ticket->versions) {
-      auto it = s->entries.find(key);
-      if (it != s->entries.end() && it->second.version == version) it->second.dirty = false;  // else changed since
-    }
-    std::erase_if(s->dirty, [](auto* node) { return !node->second.dirty; });
-    for (const auto& [key, version] : ticket->versions) {
-      auto it = s->entries.find(key);
-      if (it != s->entries.end() && !it->second.dirty && it->second.deleted) s->entries.erase(it);
-    }
-  };
 
   if (synchronous) {
     status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
     state->store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
-    settle(outcome);
+    --state->commits_in_flight;
+    if (outcome) settle_synchronous(*state, *ticket);
     lock.unlock();  // done may call back into the store
     return done(std::move(outcome));
   }
   lock.unlock();  // the backend copies the change set before commit() returns
-  state->store_backend->commit(changes, [settle, weak, done = std::move(done)](status outcome) mutable {
-    settle(outcome);
-    // Saves requested during this commit: one more commit covers them all.
+  std::weak_ptr<shared_state> weak = state;
+  state->store_backend->commit(changes, [weak, ticket, done = std::move(done)](status outcome) mutable {
     std::vector<std::function<void(status)>> waiting;
     if (auto s = weak.lock()) {
       std::lock_guard relock(s->mutex);
+      --s->commits_in_flight;
+      if (outcome) settle_asynchronous(*s, *ticket);
       waiting.swap(s->waiting);
     }
     done(std::move(outcome));
-    if (waiting.empty()) return;
-    auto s = weak.lock();
-    if (!s) {
-      for (auto& waiter : waiting) waiter({});  // the store is gone: nothing is left to commit
-      return;
-    }
-    commit(std::move(s), [waiting = std::move(waiting)](status follow_up) {
-      for (auto& waiter : waiting) waiter(follow_up);
-    });
+    commit_waiting(weak, std::move(waiting));
   });
 }
 

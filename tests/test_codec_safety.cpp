@@ -128,12 +128,13 @@ TEST(CodecSafetyDepth, TheStoreRefusesWhatItCouldNotReadBackAndReadsWithOptions)
   // Regression: prefs::set stored a chain too deep for prefs::get, which took no options.
   auto p = savekit::prefs::open(savekit::make_memory_backend());
   ASSERT_TRUE(p);
-  for (auto encoding : {savekit::format::msgpack, savekit::format::msgpack_compact, savekit::format::json}) {
+  for (auto encoding :
+       {savekit::object_encoding::msgpack, savekit::object_encoding::msgpack_compact, savekit::object_encoding::json}) {
     std::string key = "chain" + std::to_string(static_cast<int>(encoding));
     auto refused = p->set(key, chain(300), encoding);
     ASSERT_FALSE(refused);
     EXPECT_EQ(refused.error().code(), errc::depth_exceeded);
-    EXPECT_EQ(refused.error().path(), key);
+    EXPECT_EQ(refused.error().path(), savekit::store_path(key));
     EXPECT_FALSE(p->has_key(key));
     ASSERT_TRUE(p->set(key, chain(300), encoding, {.max_depth = 400}));
     EXPECT_EQ(p->get<Quest>(key).error().code(), errc::depth_exceeded);
@@ -145,7 +146,7 @@ TEST(CodecSafetyDepth, TheStoreRefusesWhatItCouldNotReadBackAndReadsWithOptions)
     EXPECT_EQ(length_of(*p->get<Quest>(key, {.max_depth = 400})), 300);
   }
   // A type of bounded depth, against a lower limit.
-  auto shallow = p->set("hero", Hero{}, savekit::format::msgpack, {.max_depth = 2});
+  auto shallow = p->set("hero", Hero{}, savekit::object_encoding::msgpack, {.max_depth = 2});
   ASSERT_FALSE(shallow);
   EXPECT_EQ(shallow.error().code(), errc::depth_exceeded);
 }
@@ -254,7 +255,7 @@ TEST(CodecSafetyDepth, AnObjectStoredDeeperThanTheDefaultCanBeStoredRawAgain) {
   // Regression: export -> import failed for an object set with a higher max_depth: the
   // raw-value check stopped at the default depth.
   auto p = savekit::prefs::open(savekit::make_memory_backend());
-  for (auto encoding : {savekit::format::msgpack, savekit::format::json}) {
+  for (auto encoding : {savekit::object_encoding::msgpack, savekit::object_encoding::json}) {
     ASSERT_TRUE(p->set("deep", chain(1000), encoding, {.max_depth = 1200}));
     auto raw = p->get_raw("deep");
     ASSERT_TRUE(raw);
@@ -291,10 +292,10 @@ TEST(CodecSafetyDepth, TheStoreRefusesWhatItsMemoryLimitWouldNotReadBack) {
   grid[7] = Cell{};
   auto p = savekit::prefs::open(savekit::make_memory_backend());
   const savekit::object_options tight{.max_memory = 64 * 1024};
-  auto refused = p->set("grid", grid, savekit::format::msgpack, tight);
+  auto refused = p->set("grid", grid, savekit::object_encoding::msgpack, tight);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code(), errc::value_too_large);
-  ASSERT_TRUE(p->set("grid", grid, savekit::format::msgpack, {.max_memory = 4 << 20}));
+  ASSERT_TRUE(p->set("grid", grid, savekit::object_encoding::msgpack, {.max_memory = 4 << 20}));
   EXPECT_EQ(p->get<std::vector<std::optional<Cell>>>("grid", tight).error().code(), errc::value_too_large);
   auto back = p->get<std::vector<std::optional<Cell>>>("grid", {.max_memory = 4 << 20});
   ASSERT_TRUE(back);

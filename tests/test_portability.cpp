@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "savekit/file_backend.hpp"
 #include "savekit/prefs.hpp"
 #include "savekit/savekit.hpp"
 
@@ -112,8 +113,9 @@ int write(const std::string& dir) {
   std::remove((dir + "/store.prefs").c_str());
   auto store = savekit::prefs::open(dir + "/store.prefs");
   if (!store) return std::printf("open: %s\n", store.error().message().c_str()), 1;
-  bool ok = store->set("world", world) && store->set("world_compact", world, savekit::format::msgpack_compact) &&
-            store->set("world_json", world, savekit::format::json) &&
+  bool ok = store->set("world", world) &&
+            store->set("world_compact", world, savekit::object_encoding::msgpack_compact) &&
+            store->set("world_json", world, savekit::object_encoding::json) &&
             store->set_int("min", std::numeric_limits<std::int64_t>::min()) && store->set_string("bytes", binary_value);
   for (std::size_t i = 0; i < std::size(float_values); ++i)
     ok = ok && store->set_float("float" + std::to_string(i), float_values[i]);

@@ -93,8 +93,8 @@ TEST_P(PrefsTest, WholeObjectsInEveryFormat) {
   {
     prefs p = open_store();
     ASSERT_TRUE(p.set("status", seeds::seed_status()));
-    ASSERT_TRUE(p.set("compact", seeds::seed_status(), savekit::format::msgpack_compact));
-    ASSERT_TRUE(p.set("json", seeds::seed_save_game(), savekit::format::json));
+    ASSERT_TRUE(p.set("compact", seeds::seed_status(), savekit::object_encoding::msgpack_compact));
+    ASSERT_TRUE(p.set("json", seeds::seed_save_game(), savekit::object_encoding::json));
     ASSERT_TRUE(p.save());
   }
   prefs p = open_store();
@@ -124,7 +124,7 @@ TEST_P(PrefsTest, ObjectErrors) {
   auto mismatch = p.get<std::vector<int>>("save");
   ASSERT_FALSE(mismatch);
   EXPECT_EQ(mismatch.error().code(), errc::type_mismatch);
-  EXPECT_EQ(mismatch.error().path(), "save");
+  EXPECT_EQ(mismatch.error().path(), R"($["save"])");
 }
 
 TEST(Prefs, AStoredObjectThatDoesNotDecodeIsAnErrorWithItsPath) {
@@ -134,7 +134,7 @@ TEST(Prefs, AStoredObjectThatDoesNotDecodeIsAnErrorWithItsPath) {
   ASSERT_TRUE(p);
   auto broken = p->get<seeds::Status>("broken");
   EXPECT_EQ(broken.error().code(), errc::invalid_msgpack);
-  EXPECT_EQ(broken.error().path(), "broken");
+  EXPECT_EQ(broken.error().path(), R"($["broken"])");
 }
 
 TEST_P(PrefsTest, SetRawStoresOnlyWhatItsTypeCanRead) {
@@ -169,7 +169,7 @@ TEST_P(PrefsTest, SetRawStoresOnlyWhatItsTypeCanRead) {
         << savekit::to_string(s.type) << " " << savekit::base64_encode(s.bytes) << ": " << set.error().to_string();
     if (!s.valid) {
       EXPECT_EQ(set.error().code(), errc::invalid_value);
-      EXPECT_EQ(set.error().path(), "k");
+      EXPECT_EQ(set.error().path(), R"($["k"])");
     }
   }
 }
@@ -484,7 +484,7 @@ struct Item {
 TEST(Prefs, CallsSavekitCodecsNotSameNamedFunctionsOfTheUsersNamespace) {
   auto p = prefs::open(savekit::make_memory_backend());
   ASSERT_TRUE(p);
-  for (auto f : {savekit::format::json, savekit::format::msgpack}) {
+  for (auto f : {savekit::object_encoding::json, savekit::object_encoding::msgpack}) {
     ASSERT_TRUE(p->set("item", decoy::Item{7}, f));
     EXPECT_EQ(p->get<decoy::Item>("item")->id, 7);
   }
@@ -555,3 +555,65 @@ TEST(Prefs, CraftedKeysDoNotCollide) {
   EXPECT_EQ(p->size(), keys.size());
   for (const auto& key : keys) ASSERT_EQ(p->get_string(key), "v");
 }
+
+TEST(Prefs, ErrorPathsNameTheEntryThenThePathInsideIt) {
+  // One meaning of error::path for the whole library: a JSONPath. A store's entry is
+  // $["key"] (the key escaped as in JSON), an object's field inside it follows.
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p->set("status", seeds::seed_status()));
+  auto mismatch = p->get<std::vector<int>>("status");
+  EXPECT_EQ(mismatch.error().path(), R"($["status"])");
+  struct Wrong {
+    std::string equip;  // an object in the store
+  };
+  auto inner = p->get<Wrong>("status");
+  EXPECT_EQ(inner.error().path(), R"($["status"].equip)");
+  EXPECT_EQ(p->try_get_int(R"(a"b\c)").error().path(), R"($["a\"b\\c"])");
+  EXPECT_EQ(savekit::store_path("x"), R"($["x"])");
+}
+
+TEST(Prefs, EveryKnownValueTypeIsKeptByEveryBackend) {
+  // What adding a value type must not forget: each backend stores and reloads every type
+  // is_known accepts (a type one of them refused would turn valid records into "damage").
+  test_support::temp_dir dir;
+  auto memory = std::make_shared<savekit::memory_storage>();
+  std::vector<std::function<std::unique_ptr<savekit::backend>()>> backends = {
+      [&] { return savekit::make_memory_backend(memory); },
+      [&] { return savekit::make_file_backend((dir.path() / "types.prefs").string()); },
+  };
+  for (auto& make : backends) {
+    std::vector<value_type> written;
+    {
+      auto p = prefs::open(make());
+      ASSERT_TRUE(p);
+      for (int tag = 0; tag < 256; ++tag) {
+        auto type = static_cast<value_type>(tag);
+        if (!savekit::is_known(type)) continue;
+        std::string bytes = type == value_type::json ? "1" : std::string("\x01", 1);  // valid for every type
+        ASSERT_TRUE(p->set_raw("type" + std::to_string(tag), type, bytes)) << tag;
+        written.push_back(type);
+      }
+      ASSERT_TRUE(p->save());
+    }
+    EXPECT_EQ(written.size(), static_cast<std::size_t>(value_type::end_of_known_types) - 1);
+    auto p = prefs::open(make());
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(p->recovery().recovered);
+    for (value_type type : written)
+      EXPECT_EQ(p->type_of("type" + std::to_string(static_cast<int>(type))).value_or(value_type::end_of_known_types),
+                type);
+  }
+}
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST(Prefs, TheOldNameOfObjectEncodingStillCompiles) {
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p->set("status", seeds::seed_status(), savekit::format::json));  // deprecated: object_encoding
+  EXPECT_EQ(*p->type_of("status"), value_type::json);
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif

@@ -129,7 +129,7 @@ TEST_P(StoreModel, RandomRunsMatchAPlainMap) {
         current[k] = {value_type::bytes, std::string(reinterpret_cast<const char*>(v.data()), v.size())};
       } else if (op < 56) {
         Small s{static_cast<int>(rng() % 100), std::string(rng() % 10, 'n')};
-        auto encoding = static_cast<savekit::format>(rng() % 3);
+        auto encoding = static_cast<savekit::object_encoding>(rng() % 3);
         ASSERT_TRUE(p->set(k, s, encoding));
         current[k] = *p->get_raw(k);
         ASSERT_EQ(p->get<Small>(k).value_or(Small{}), s);

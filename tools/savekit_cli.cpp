@@ -16,6 +16,7 @@
 // decode); 2 usage; 3 the store is in use by another process; 4 verify found damage that
 // opening would repair (something is lost); 5 verify found nothing intact; 6 verify found
 // a store written by a newer savekit.
+#include <savekit/file_backend.hpp>
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
 
@@ -117,7 +118,7 @@ std::string terminal_safe(std::string_view text, bool keep_newlines, bool double
   return out;
 }
 
-bool valid_utf8(std::string_view s) { return savekit::detail::find_invalid_utf8(s.data(), s.size()) == s.size(); }
+bool valid_utf8(std::string_view s) { return savekit::is_valid_utf8(s); }
 
 // A key as `list` shows it: as it is when that is plain text; otherwise quoted, with
 // control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN or \u00NN,
@@ -152,7 +153,7 @@ std::string display_key(std::string_view key) {
       ++i;
     } else {
       std::size_t length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
-      bool whole = i + length <= key.size() && savekit::detail::find_invalid_utf8(key.data() + i, length) == length;
+      bool whole = i + length <= key.size() && savekit::is_valid_utf8(key.substr(i, length));
       if (!whole) {
         escaped("\\x", b);
         ++i;

@@ -40,6 +40,12 @@
 
 namespace savekit {
 
+// Whether text is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
+// U+10FFFF) — what JSON strings must be; MessagePack strings may be any bytes.
+inline bool is_valid_utf8(std::string_view text) noexcept {
+  return detail::find_invalid_utf8(text.data(), text.size()) == text.size();
+}
+
 // Any JSON value kept as its text: read without interpreting it, written back verbatim
 // (an empty text is written as null). For documents whose parts have no fixed type.
 struct raw_json {

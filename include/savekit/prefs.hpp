@@ -33,7 +33,7 @@
 
 #include "savekit/backend.hpp"
 #include "savekit/error.hpp"
-#include "savekit/file_backend.hpp"
+#include "savekit/file_backend_options.hpp"
 #include "savekit/json.hpp"
 #include "savekit/msgpack.hpp"
 
@@ -118,6 +118,18 @@ class key_hash {
 
 }  // namespace detail
 
+// The error path of an entry of a store, `$["key"]`: what store errors carry in
+// error::path, followed (for an object that does not decode) by the path inside the
+// object, as in `$["status"].equip.name`.
+inline std::string store_path(std::string_view key) {
+  std::string out = "$[\"";
+  for (char c : key) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"]";
+}
+
 // Limits for objects stored in a prefs store: set() refuses a value nesting deeper than
 // max_depth (it could not be read back with the same limit), get() reads with it.
 struct object_options {
@@ -132,12 +144,14 @@ struct object_options {
 // msgpack and msgpack_compact one MessagePack document; strings and bytes are anything.
 status check_stored_value(value_type type, std::string_view bytes);
 
-// How set(key, object, format) encodes an object.
-enum class format : std::uint8_t {
+// How set(key, object, encoding) encodes an object.
+enum class object_encoding : std::uint8_t {
   msgpack,          // MessagePack map form (default): survives schema changes
   msgpack_compact,  // MessagePack compact array form: smallest
   json,             // JSON: readable in any tool
 };
+// The old name (it also named the store's file format): kept for one release.
+using format [[deprecated("savekit::format is now savekit::object_encoding")]] = object_encoding;
 
 class prefs {
  public:
@@ -172,7 +186,8 @@ class prefs {
 
   // ---- whole objects ----
   template <class T>
-  status set(std::string_view key, const T& value, format encoding = format::msgpack, object_options options = {});
+  status set(std::string_view key, const T& value, object_encoding encoding = object_encoding::msgpack,
+             object_options options = {});
   template <class T>
   result<T> get(std::string_view key, object_options options = {}) const;
   // Reads into an existing object, reusing its capacity.
@@ -243,13 +258,21 @@ class prefs {
 
   explicit prefs(std::shared_ptr<shared_state> state) : state_(std::move(state)) {}
 
+  // Committing, in named steps (src/prefs.cpp; the rules are in docs/design.md).
+  struct commit_ticket;
   static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done);
+  static change_set gather_pending(shared_state& s, commit_ticket& ticket, bool remember_versions);
+  static void settle_synchronous(shared_state& s, const commit_ticket& ticket);
+  static void settle_asynchronous(shared_state& s, const commit_ticket& ticket);
+  static void commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<std::function<void(status)>> waiting);
   static status check_key(std::string_view key);
   // Store under key (caller holds the mutex and has checked the key and size).
   entry& touch(std::string_view key, value_type type);
   void put(std::string_view key, value_type type, std::string_view bytes) { touch(key, type).bytes.assign(bytes); }
   void put_swap(std::string_view key, value_type type, std::string& bytes) { touch(key, type).bytes.swap(bytes); }
   const entry* find(std::string_view key) const;  // live entries only
+  // The live entry under key if it holds type; errc::not_found or wrong_type otherwise.
+  result<const entry*> typed_entry(std::string_view key, value_type type) const;
 
   std::shared_ptr<shared_state> state_;
 };
@@ -257,17 +280,17 @@ class prefs {
 // ---- templates -----------------------------------------------------------------------------
 
 template <class T>
-status prefs::set(std::string_view key, const T& value, format encoding, object_options options) {
+status prefs::set(std::string_view key, const T& value, object_encoding encoding, object_options options) {
   if (status valid = check_key(key); !valid) return valid;
   if constexpr (detail::depth_is_bounded<T>) {
     if (detail::nesting_depth<T>() > options.max_depth)
-      return error{errc::depth_exceeded, 0, detail::too_deep_to_write(options.max_depth).message(), std::string{key}};
+      return error{errc::depth_exceeded, 0, detail::too_deep_to_write(options.max_depth).message(), store_path(key)};
   }
   if (std::uint64_t footprint = detail::memory_footprint(value); footprint > options.max_memory)
     return error{errc::value_too_large, 0,
                  "the object takes " + std::to_string(footprint) + " bytes in memory, more than max_memory (" +
                      std::to_string(options.max_memory) + "): it could not be read back, so it is not stored",
-                 std::string{key}};
+                 store_path(key)};
   std::lock_guard lock(state_->mutex);
   // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
   // value if the new one is refused, and buffers are reused in both directions.
@@ -275,21 +298,21 @@ status prefs::set(std::string_view key, const T& value, format encoding, object_
   value_type type = value_type::msgpack;
   status encoded;  // only a type that contains itself can fail to encode (too deep)
   switch (encoding) {
-    case format::json:
+    case object_encoding::json:
       if constexpr (detail::depth_is_bounded<T>)
         savekit::to_json(value, buffer, {.max_depth = options.max_depth});
       else
         encoded = savekit::to_json(value, buffer, {.max_depth = options.max_depth});
       type = value_type::json;
       break;
-    case format::msgpack_compact:
+    case object_encoding::msgpack_compact:
       if constexpr (detail::depth_is_bounded<T>)
         savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
       else
         encoded = savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
       type = value_type::msgpack_compact;
       break;
-    case format::msgpack:
+    case object_encoding::msgpack:
       if constexpr (detail::depth_is_bounded<T>)
         savekit::to_msgpack(value, buffer, {.form = msgpack_form::map, .max_depth = options.max_depth});
       else
@@ -298,9 +321,9 @@ status prefs::set(std::string_view key, const T& value, format encoding, object_
   }
   if (!encoded) {
     error e = std::move(encoded).error();
-    return error{e.code(), e.offset(), e.message(), std::string{key}};
+    return error{e.code(), e.offset(), e.message(), store_path(key)};
   }
-  if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", std::string{key}};
+  if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", store_path(key)};
   put_swap(key, type, buffer);
   return {};
 }
@@ -309,9 +332,9 @@ template <class T>
 status prefs::get_into(std::string_view key, T& into, object_options options) const {
   std::lock_guard lock(state_->mutex);
   const entry* found = find(key);
-  if (!found) return error{errc::not_found, 0, "no entry under this key", std::string{key}};
+  if (!found) return error{errc::not_found, 0, "no entry under this key", store_path(key)};
   status decoded;
-  switch (found->type) {
+  switch (found->type) {  // no default: a new value_type must be placed here
     case value_type::json:
       decoded =
           savekit::from_json(found->bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});
@@ -321,14 +344,18 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
       decoded = savekit::from_msgpack(std::string_view{found->bytes}, into,
                                       {.max_depth = options.max_depth, .max_memory = options.max_memory});
       break;
-    default:
+    case value_type::integer:
+    case value_type::floating:
+    case value_type::string:
+    case value_type::bytes:
+    case value_type::end_of_known_types:
       return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",
-                   std::string{key}};
+                   store_path(key)};
   }
   if (!decoded) {
     error e = std::move(decoded).error();
     return error{e.code(), e.offset(), "stored object does not decode: " + e.message(),
-                 std::string{key} + e.path().substr(1)};
+                 store_path(key) + e.path().substr(1)};
   }
   return {};
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 
 export const chromiumPath = process.env.SAVEKIT_CHROMIUM || '/usr/bin/chromium';
 
-// Flags that work here as root in a container (see ../shared/WASM-NOTES.md).
+// Flags that work as root in a container with no network: no sandbox, no GPU, no calls home.
 const flags = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
                '--disable-component-update', '--disable-sync'];
 
