@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../tests/seed_types.hpp"
+#include "seed_types.hpp"
 
 namespace bench {
 

@@ -1,22 +1,20 @@
 #!/usr/bin/env python3
-"""Tables and charts for the seed studies (bench/seed_studies's JSON output).
+"""Tables (and charts) from the benchmarks' JSON output: one module for all three.
 
-    report.py RESULTS.json OUTPUT_DIR
-
-Writes OUTPUT_DIR/seed_studies.md (also printed), seed_studies.csv, and the charts
-study_a.{png,svg}, study_b_time.{png,svg}, study_b_size.{png,svg}. Needs Debian's
-python3-matplotlib (run it with /usr/bin/python3).
+    report.py studies RESULTS.json OUTPUT_DIR [WASM_NODE.json [WASM_CHROMIUM.json]]
+        bench/seed_studies's results: writes OUTPUT_DIR/seed_studies.md (also printed),
+        seed_studies_headline.md (the README's short table), seed_studies.csv and the charts
+        study_a, study_b_time, study_b_size (.png, .svg). Needs Debian's python3-matplotlib
+        (run it with /usr/bin/python3).
+    report.py codecs RESULTS.json     codec_bench's Google Benchmark JSON: Markdown tables
+        with each way's time as a ratio to savekit's way of the same class.
+    report.py store RESULTS.json      store_bench's Google Benchmark JSON: Markdown tables.
 """
 import csv
 import json
 import os
 import statistics
 import sys
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 # The seeds' own published figures (other machines, C#, Unity): ms per 10,000 operations.
 SEED_A = [  # way, Windows save, Windows load, WebGL save, WebGL load
@@ -107,7 +105,7 @@ def wasm_section(data, out):
     out("")
 
 
-def main(path, out_dir, wasm_files=()):
+def studies_report(path, out_dir, wasm_files=()):
     with open(path) as f:
         data = json.load(f)
     for key, file in wasm_files:
@@ -121,6 +119,8 @@ def main(path, out_dir, wasm_files=()):
 
     out(f"Machine: {m['cpu']}, {m['cores']} cores; compiler g++ {m['compiler']}, flags `{m['flags'].strip()}`; run {m['date']}.")
     out("Libraries: " + ", ".join(f"{k} {v}" for k, v in m["libraries"].items()) + ".")
+    if m.get("skipped"):
+        out("Not installed when the studies were built, so without rows: " + ", ".join(m["skipped"]) + ".")
     out(f"Each figure is the median of {runs} run(s) (min in brackets); ⚠ marks rows whose runs differ by more than 10%.")
     out("")
 
@@ -204,10 +204,9 @@ def main(path, out_dir, wasm_files=()):
         f.write(text + "\n\n![Study A](study_a.svg)\n\n![Study B time](study_b_time.svg)\n\n![Study B size](study_b_size.svg)\n")
     print(text)
 
-    # The README shows the two main tables; the full report has the rest.
-    with open(os.path.join(out_dir, "seed_studies_summary.md"), "w") as f:
-        f.write("\n".join(lines[:summary_a_end] + seed_a_lines + lines[wasm_start:wasm_end] +
-                           lines[summary_b_start:summary_b_end] + seed_b_lines) + "\n")
+    # The README shows a few rows of each study; the full report has the rest.
+    with open(os.path.join(out_dir, "seed_studies_headline.md"), "w") as f:
+        f.write("\n".join(headline(data)) + "\n")
 
     with open(os.path.join(out_dir, "seed_studies.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -227,7 +226,47 @@ def main(path, out_dir, wasm_files=()):
     charts(data, out_dir)
 
 
+def headline(data):
+    """The README's short table: savekit's main ways beside the seed's per-key baseline and the
+    fastest peer of each study (by save + load, or serialize + deserialize), medians."""
+    n = data["iterations"]
+    m = data["machine"]
+
+    def ns(runs):
+        return statistics.median(runs) * 1e6 / n if runs else None
+
+    def show(value):
+        return "–" if value is None else f"{value:.0f}"
+
+    a = data["study_a"]
+    savekit_a = [r for r in a if r["library"] == "savekit"]
+    peers_a = [r for r in a if r["library"] not in ("savekit", "savekit::prefs") and not r.get("loads_only")]
+    baseline_a = [r for r in a if r["library"] == "savekit::prefs"]
+    fastest_a = min(peers_a, key=lambda r: ns(r["save_ms"]) + ns(r["load_ms"]), default=None)
+    lines = [f"Medians of {data['runs']} runs of {n:,}, ns per operation; {m['cpu']}, g++ `{m['flags'].strip()}`, "
+             f"{m['date'][:10]}.", "",
+             "| study A: the seed's Status through the store | stored as | save | load |", "|---|---|---:|---:|"]
+    for r in baseline_a + savekit_a + ([fastest_a] if fastest_a else []):
+        label = r["way"] + (" (fastest peer)" if r is fastest_a else " (the seed's baseline)" if r in baseline_a else "")
+        lines.append(f"| {label} | {r['stored_as']} | {show(ns(r['save_ms']))} | {show(ns(r['load_ms']))} |")
+    lines += ["", "| study B: the seed's SaveGame | size (B) | serialize | deserialize |", "|---|---:|---:|---:|"]
+    b = data["study_b"]
+    for kind in ("JSON", "binary"):
+        ours = [r for r in b if r["kind"] == kind and r["library"].startswith("savekit")]
+        peers = [r for r in b if r["kind"] == kind and not r["library"].startswith("savekit") and r["serialize_ms"]]
+        fastest = min(peers, key=lambda r: ns(r["serialize_ms"]) + ns(r["deserialize_ms"]), default=None)
+        for r in ours + ([fastest] if fastest else []):
+            label = r["library"] + (f" (fastest {kind} peer)" if r is fastest else "")
+            lines.append(f"| {label} | {r['size']} | {show(ns(r['serialize_ms']))} | {show(ns(r['deserialize_ms']))} |")
+    return lines
+
+
 def bar_chart(names, series, title, ylabel, path_base, log=False):
+    import matplotlib  # only the studies' report draws charts
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(11, 5.5))
     width = 0.8 / len(series)
     for i, (label, values) in enumerate(series):
@@ -265,7 +304,94 @@ def charts(data, out_dir):
               "bytes", os.path.join(out_dir, "study_b_size"))
 
 
+# ---- Google Benchmark output (codec_bench, store_bench) ---------------------------------------
+
+def benchmark_rows(path):
+    """The file's context and its benchmarks by run name: medians when repeated."""
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            continue
+        rows[b.get("run_name", b["name"])] = b
+    return data["context"], rows
+
+
+BINARY = ("MessagePack", "msgpack")
+
+
+def savekit_reference(way):
+    return "savekit MessagePack map" if any(b in way for b in BINARY) else "savekit JSON"
+
+
+def codecs_report(path):
+    context, rows = benchmark_rows(path)
+    groups = {}  # (object, operation) -> {way: benchmark}, in the order they ran
+    for name, b in rows.items():
+        obj, op, way = name.split("/", 2)
+        groups.setdefault((obj, op), {})[way] = b
+
+    print(f"Machine: {context.get('host_name', '?')}, {context.get('num_cpus')} x {context.get('mhz_per_cpu')} MHz; "
+          f"run {context.get('date')}.")
+    print("Times are real time per operation (median of repetitions when repeated). Ratio: this way's time over "
+          "savekit's of the same class — above 1.00 means slower than savekit.\n")
+    for (obj, op), ways in groups.items():
+        print(f"### {obj} — {op}\n")
+        print("| way | ns/op | ratio | MB/s | size (B) | allocs/op | bytes alloc/op |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for way, b in sorted(ways.items(), key=lambda kv: kv[1]["real_time"]):
+            ref = ways.get(savekit_reference(way))
+            ratio = b["real_time"] / ref["real_time"] if ref else float("nan")
+            mbps = b.get("bytes_per_second", 0) / 1e6
+            print(f"| {way} | {b['real_time']:.0f} | {ratio:.2f} | {mbps:.0f} | {b.get('size', 0):.0f} | "
+                  f"{b.get('allocs_per_op', 0):.1f} | {b.get('alloc_bytes_per_op', 0):.0f} |")
+        print()
+
+
+def store_report(path):
+    _, rows = benchmark_rows(path)
+
+    def ns(name):
+        return rows[name]["real_time"] if name in rows else float("nan")
+
+    print("### Per key and whole object (memory backend, no commit)\n")
+    print("| operation | store ns/op | codec alone ns/op | store adds ns |")
+    print("|---|---:|---:|---:|")
+    for op in ("set", "get"):
+        print(f"| {op}: per key, 11 keys (the seed's \"non Serialize\") | {ns(f'Status/{op}/per-key (11 keys)'):.0f} | – | – |")
+        for fmt in ("MessagePack map", "MessagePack compact", "JSON"):
+            store = ns(f"Status/{op}/object {fmt}")
+            codec = ns(f"Status/{op}/codec only {fmt}")
+            print(f"| {op}: object, {fmt} | {store:.0f} | {codec:.0f} | {store - codec:.0f} |")
+    print()
+    print("### Commit latency against store size (file backend; one small key changed, then save())\n")
+    baseline_name = next((n for n in rows if n.startswith("commit/baseline")), None)
+    baseline = rows[baseline_name]["real_time"] if baseline_name else float("nan")
+    print("| store size (bytes on disk) | µs per commit | ratio to a raw 200 B append + fdatasync |")
+    print("|---:|---:|---:|")
+    for name, b in rows.items():
+        if name.startswith("commit/one"):
+            print(f"| {b.get('store_bytes', 0):,.0f} | {b['real_time']:.0f} | {b['real_time'] / baseline:.2f} |")
+    print(f"| baseline: raw 200 B append + fdatasync | {baseline:.0f} | 1.00 |")
+    print()
+    print("### Open time against store size\n")
+    print("| store size (prefilled bytes) | ms to open | MB/s |")
+    print("|---:|---:|---:|")
+    for name, b in rows.items():
+        if name.startswith("open/"):
+            size = int(name.split("/")[1].split("_")[0])
+            print(f"| {size:,} | {b['real_time']:.2f} | {b.get('bytes_per_second', 0) / 1e6:.0f} |")
+
+
 if __name__ == "__main__":
-    # report.py DATA OUT_DIR [WASM_NODE_JSON [WASM_CHROMIUM_JSON]]
-    extra = sys.argv[3:5] + [None, None]
-    main(sys.argv[1], sys.argv[2], (("wasm_node", extra[0]), ("wasm_chromium", extra[1])))
+    command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else ("", [])
+    if command == "studies" and len(args) >= 2:
+        extra = args[2:4] + [None, None]
+        studies_report(args[0], args[1], (("wasm_node", extra[0]), ("wasm_chromium", extra[1])))
+    elif command == "codecs" and len(args) == 1:
+        codecs_report(args[0])
+    elif command == "store" and len(args) == 1:
+        store_report(args[0])
+    else:
+        sys.exit(__doc__)

@@ -8,9 +8,10 @@
 // serializations and 10,000 deserializations per library; size, times, allocations.
 // Plus a large save (SaveGame with 10,000 items; a nested world of a few MB) for MB/s.
 //
-// Writes results as JSON (bench/results/seed_studies.json by default); bench/report.py
-// turns that into the tables and charts. --quick runs few iterations (CI): every round
-// trip is still checked, and a mismatch fails the run.
+// Writes results as JSON (bench/results/seed_studies.json by default; the row structs
+// below, written by savekit itself); `bench/report.py studies` turns that into the tables
+// and charts. --quick runs few iterations (CI): every round trip is still checked, and a
+// mismatch fails the run. Peers not installed are skipped and listed in the results.
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
 
@@ -26,20 +27,21 @@
 #include <thread>
 #include <vector>
 
+#include <map>
+#include <optional>
+
 #include "alloc_counter.hpp"
 #include "bench_objects.hpp"
 #include "peers/boost_serialization.hpp"
 #include "peers/cereal.hpp"
-#include "per_key.hpp"
-#include "study_a.hpp"
-
-#include <cereal/version.hpp>
 #include "peers/jsoncpp.hpp"
 #include "peers/msgpack_cxx.hpp"
 #include "peers/nlohmann.hpp"
 #include "peers/rapidjson.hpp"
 #include "peers/savekit_ways.hpp"
 #include "peers/simdjson.hpp"
+#include "per_key.hpp"
+#include "study_a.hpp"
 #include "world.hpp"
 
 #ifndef SAVEKIT_BENCH_FLAGS
@@ -75,9 +77,48 @@ double elapsed_ms(clock_type::time_point start) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
 }
 
-// ---- JSON output, by hand (the results are flat) ------------------------------------------
+// ---- the results, as bench/report.py reads them -----------------------------------------------
 
-std::string quote(std::string_view text) { return savekit::to_json(text); }
+struct machine_info {
+  std::string cpu;
+  unsigned cores = 0;
+  std::string compiler, flags, date;
+  std::map<std::string, std::string> libraries;  // name -> version, for every library found
+  std::vector<std::string> skipped;              // peers not installed: their rows are missing
+};
+
+struct study_a_row {
+  std::string way, library, stored_as;
+  std::size_t stored_bytes = 0;
+  std::vector<double> save_ms, load_ms;  // per run, for `iterations` operations
+  double save_allocs_per_op = 0, load_allocs_per_op = 0;
+  bool loads_only = false;  // the library only reads: the save is savekit's JSON
+};
+
+struct study_b_row {
+  std::string library, kind;  // kind: "JSON" or "binary"
+  std::size_t size = 0;
+  std::string output, output_encoding;  // the library's output: "text", or "base64" of binary
+  std::string deserialized;             // the object read back, as savekit's JSON
+  std::vector<double> serialize_ms, deserialize_ms;
+  std::optional<double> serialize_allocs_per_op;  // null: the library only reads
+  double deserialize_allocs_per_op = 0;
+  std::optional<double> deserialize_reuse_allocs_per_op;
+};
+
+struct large_row {
+  std::string object, library;
+  std::size_t size = 0;
+  double serialize_ms = 0, deserialize_ms = 0;  // per operation, best of the runs
+};
+
+struct results {
+  machine_info machine;
+  int iterations = 0, runs = 0, durable_iterations = 0;
+  std::vector<study_a_row> study_a, study_a_durable;
+  std::vector<study_b_row> study_b;
+  std::vector<large_row> large;
+};
 
 // Keeps the compiler from dropping work whose result is unused.
 template <class T>
@@ -182,56 +223,71 @@ double time_deserialize(const Input& input, int n, double& allocs, SaveGame& out
 template <class Way>
 library_b library(std::string name, std::string kind) {
   library_b lib{std::move(name), std::move(kind), nullptr, nullptr, nullptr, nullptr};
-  lib.serialize_once = [](const SaveGame& s) {
-    typename Way::buffer buffer;
-    Way::write(s, buffer);
-    return std::string(text_of(buffer));
-  };
-  lib.time_serialize = [](const SaveGame& s, int n, double& allocs) {
-    typename Way::buffer buffer;
-    Way::write(s, buffer);  // a game keeps its buffer: size it before measuring
-    return time_serialize(s, n, allocs, [&](const SaveGame& v) {
-      Way::write(v, buffer);
-      benchmark_barrier(buffer);
-    });
-  };
-  lib.time_deserialize = [](const std::string& text, int n, double& allocs, SaveGame& out) {
-    return time_deserialize(text, n, allocs, out, [](const std::string& in, SaveGame& v) { return Way::read(in, v); });
-  };
-  lib.reuse_allocs = [](const std::string& text, int n) {
-    SaveGame target;
-    if (!Way::read(text, target)) die("deserialize failed");
-    auto before = bench::allocations();
-    for (int i = 0; i < n; ++i)
+  if constexpr (!Way::found) {
+    bench::skip<Way>();
+    return lib;  // no way to time: not added
+  } else {
+    lib.serialize_once = [](const SaveGame& s) {
+      typename Way::buffer buffer;
+      Way::write(s, buffer);
+      return std::string(text_of(buffer));
+    };
+    lib.time_serialize = [](const SaveGame& s, int n, double& allocs) {
+      typename Way::buffer buffer;
+      Way::write(s, buffer);  // a game keeps its buffer: size it before measuring
+      return time_serialize(s, n, allocs, [&](const SaveGame& v) {
+        Way::write(v, buffer);
+        benchmark_barrier(buffer);
+      });
+    };
+    lib.time_deserialize = [](const std::string& text, int n, double& allocs, SaveGame& out) {
+      return time_deserialize(text, n, allocs, out,
+                              [](const std::string& in, SaveGame& v) { return Way::read(in, v); });
+    };
+    lib.reuse_allocs = [](const std::string& text, int n) {
+      SaveGame target;
       if (!Way::read(text, target)) die("deserialize failed");
-    return static_cast<double>(bench::allocations().count - before.count) / n;
-  };
+      auto before = bench::allocations();
+      for (int i = 0; i < n; ++i)
+        if (!Way::read(text, target)) die("deserialize failed");
+      return static_cast<double>(bench::allocations().count - before.count) / n;
+    };
+    return lib;
+  }
+}
+
+// simdjson only reads: its input is savekit's JSON, padded into the way's own buffer.
+template <class Way>
+library_b read_only_library(std::string name) {
+  library_b lib{std::move(name), "JSON", nullptr, nullptr, nullptr, nullptr};
+  if constexpr (!Way::found) {
+    bench::skip<Way>();
+  } else {
+    lib.time_deserialize = [](const std::string& text, int n, double& allocs, SaveGame& out) {
+      typename Way::buffer padded(text);
+      return time_deserialize(padded, n, allocs, out,
+                              [](const typename Way::buffer& in, SaveGame& v) { return Way::read(in, v); });
+    };
+  }
   return lib;
 }
 
 std::vector<library_b> study_b_libraries() {
   using namespace bench::ways;
-  std::vector<library_b> libs;
-  libs.push_back(library<savekit_json>("savekit JSON", "JSON"));
-  libs.push_back(library<rapidjson_dom>("RapidJSON", "JSON"));
-  libs.push_back(library<nlohmann_json>("nlohmann/json", "JSON"));
-  libs.push_back(library<jsoncpp_value>("jsoncpp", "JSON"));
-  libs.push_back(library<cereal_json>("cereal JSON", "JSON"));
-  {
-    library_b simd{"simdjson On-Demand (deserialize only)", "JSON", nullptr, nullptr, nullptr, nullptr};
-    simd.time_deserialize = [](const std::string& text, int n, double& allocs, SaveGame& out) {
-      simdjson::padded_string padded(text);
-      return time_deserialize(padded, n, allocs, out, [](const simdjson::padded_string& in, SaveGame& v) {
-        return simdjson_ondemand::read(in, v);
-      });
-    };
-    libs.push_back(std::move(simd));
-  }
-  libs.push_back(library<savekit_msgpack<savekit::msgpack_form::map>>("savekit MessagePack map", "binary"));
-  libs.push_back(library<savekit_msgpack<savekit::msgpack_form::compact>>("savekit MessagePack compact", "binary"));
-  libs.push_back(library<msgpack_cxx>("msgpack-cxx (map)", "binary"));
-  libs.push_back(library<cereal_binary>("cereal binary", "binary"));
-  libs.push_back(library<boost_binary>("Boost.Serialization binary", "binary"));
+  std::vector<library_b> libs = {
+      library<savekit_json>("savekit JSON", "JSON"),
+      library<rapidjson_dom>("RapidJSON", "JSON"),
+      library<nlohmann_json>("nlohmann/json", "JSON"),
+      library<jsoncpp_value>("jsoncpp", "JSON"),
+      library<cereal_json>("cereal JSON", "JSON"),
+      read_only_library<simdjson_ondemand>("simdjson On-Demand (deserialize only)"),
+      library<savekit_msgpack<savekit::msgpack_form::map>>("savekit MessagePack map", "binary"),
+      library<savekit_msgpack<savekit::msgpack_form::compact>>("savekit MessagePack compact", "binary"),
+      library<msgpack_cxx>("msgpack-cxx (map)", "binary"),
+      library<cereal_binary>("cereal binary", "binary"),
+      library<boost_binary>("Boost.Serialization binary", "binary"),
+  };
+  std::erase_if(libs, [](const library_b& lib) { return !lib.time_deserialize; });  // not installed
   return libs;
 }
 
@@ -241,39 +297,57 @@ namespace {
 
 // ---- the large save ------------------------------------------------------------------------
 
-struct large_row {
-  std::string object, library;
-  std::size_t size = 0;
-  double serialize_ms = 0, deserialize_ms = 0;  // per operation, best of the runs
-};
-
 template <class Way, class T>
-large_row measure_large(const std::string& object, const T& value, const options& opt) {
-  large_row row{object, Way::name, 0, 1e300, 1e300};
-  typename Way::buffer buffer;
-  Way::write(value, buffer);
-  std::string text(text_of(buffer));
-  row.size = text.size();
-  T check_value{};
-  if (!Way::read(text, check_value) || !(check_value == value))
-    die(std::string(Way::name) + ": large round trip failed");
-  for (int run = 0; run < opt.runs; ++run) {
-    progress("[large] " + object + " " + Way::name + ": run " + std::to_string(run + 1));
-    auto start = clock_type::now();
-    for (int i = 0; i < opt.large_reps; ++i) {
-      Way::write(value, buffer);
-      benchmark_barrier(buffer);
+void measure_large(std::vector<large_row>& rows, const std::string& object, const T& value, const options& opt) {
+  if constexpr (!Way::found) {
+    bench::skip<Way>();
+  } else {
+    large_row row{object, Way::name, 0, 1e300, 1e300};
+    typename Way::buffer buffer;
+    Way::write(value, buffer);
+    std::string text(text_of(buffer));
+    row.size = text.size();
+    T check_value{};
+    if (!Way::read(text, check_value) || !(check_value == value))
+      die(std::string(Way::name) + ": large round trip failed");
+    for (int run = 0; run < opt.runs; ++run) {
+      progress("[large] " + object + " " + Way::name + ": run " + std::to_string(run + 1));
+      auto start = clock_type::now();
+      for (int i = 0; i < opt.large_reps; ++i) {
+        Way::write(value, buffer);
+        benchmark_barrier(buffer);
+      }
+      row.serialize_ms = std::min(row.serialize_ms, elapsed_ms(start) / opt.large_reps);
+      start = clock_type::now();
+      for (int i = 0; i < opt.large_reps; ++i) {
+        T fresh{};
+        if (!Way::read(text, fresh)) die("large read failed");
+        benchmark_barrier(fresh);
+      }
+      row.deserialize_ms = std::min(row.deserialize_ms, elapsed_ms(start) / opt.large_reps);
     }
-    row.serialize_ms = std::min(row.serialize_ms, elapsed_ms(start) / opt.large_reps);
-    start = clock_type::now();
-    for (int i = 0; i < opt.large_reps; ++i) {
-      T fresh{};
-      if (!Way::read(text, fresh)) die("large read failed");
-      benchmark_barrier(fresh);
-    }
-    row.deserialize_ms = std::min(row.deserialize_ms, elapsed_ms(start) / opt.large_reps);
+    rows.push_back(std::move(row));
   }
-  return row;
+}
+
+// Each way that can write the value (a way not installed is skipped).
+template <class... Ways, class T>
+void measure_each(std::vector<large_row>& rows, const std::string& object, const T& value, const options& opt) {
+  (measure_large<Ways>(rows, object, value, opt), ...);
+}
+
+// The large saves: every way on the big SaveGame; the world only with the ways whose
+// adapters know its types.
+std::vector<large_row> measure_large_saves(const options& opt) {
+  using namespace bench::ways;
+  using savekit_map = savekit_msgpack<savekit::msgpack_form::map>;
+  using savekit_compact = savekit_msgpack<savekit::msgpack_form::compact>;
+  std::vector<large_row> rows;
+  measure_each<savekit_json, savekit_map, savekit_compact, rapidjson_dom, nlohmann_json, jsoncpp_value, cereal_json,
+               msgpack_cxx, cereal_binary, boost_binary>(rows, "SaveGame, 10,000 items", bench::large_save_game(), opt);
+  measure_each<savekit_json, savekit_map, savekit_compact, nlohmann_json, cereal_json, cereal_binary>(
+      rows, "World (nested maps, strings, floats)", bench::make_world(), opt);
+  return rows;
 }
 
 // ---- the report's header: machine, compiler, libraries -----------------------------------------
@@ -286,28 +360,29 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::string machine_json() {
+template <class... Ways>
+void add_versions(machine_info& m) {
+  auto add = [&]<class Way>() {
+    if constexpr (Way::found) m.libraries[Way::library] = Way::version();
+  };
+  (add.template operator()<Ways>(), ...);
+}
+
+machine_info describe_machine() {
+  using namespace bench::ways;
+  machine_info m;
+  m.cpu = cpu_model();
+  m.cores = std::thread::hardware_concurrency();
+  m.compiler = __VERSION__;
+  m.flags = SAVEKIT_BENCH_FLAGS;
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  std::string libraries = "{";
-  auto add = [&](const char* name, std::string version) {
-    libraries += std::string(libraries.size() > 1 ? "," : "") + quote(name) + ":" + quote(version);
-  };
-  add("savekit", savekit::version);
-  add("RapidJSON", RAPIDJSON_VERSION_STRING);
-  add("nlohmann/json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) +
-                           "." + std::to_string(NLOHMANN_JSON_VERSION_PATCH));
-  add("jsoncpp", JSONCPP_VERSION_STRING);
-  add("simdjson", SIMDJSON_STRINGIFY(SIMDJSON_VERSION));
-  add("msgpack-cxx", msgpack_version());
-  add("cereal", std::to_string(CEREAL_VERSION_MAJOR) + "." + std::to_string(CEREAL_VERSION_MINOR) + "." +
-                    std::to_string(CEREAL_VERSION_PATCH));
-  add("Boost.Serialization", BOOST_LIB_VERSION);
-  libraries += "}";
-  return "{\"cpu\":" + quote(cpu_model()) + ",\"cores\":" + std::to_string(std::thread::hardware_concurrency()) +
-         ",\"compiler\":" + quote(__VERSION__) + ",\"flags\":" + quote(SAVEKIT_BENCH_FLAGS) +
-         ",\"date\":" + quote(date) + ",\"libraries\":" + libraries + "}";
+  m.date = date;
+  add_versions<savekit_json, rapidjson_dom, nlohmann_json, jsoncpp_value, simdjson_ondemand, msgpack_cxx, cereal_json,
+               boost_binary>(m);
+  m.skipped.assign(bench::skipped_libraries().begin(), bench::skipped_libraries().end());
+  return m;
 }
 
 options parse(int argc, char** argv) {
@@ -344,99 +419,59 @@ int main(int argc, char** argv) {
   options opt = parse(argc, argv);
   std::filesystem::path scratch = std::filesystem::path(opt.output).parent_path() / "seed-studies-store";
   std::filesystem::create_directories(scratch);
-  std::string json = "{\"machine\":" + machine_json() + ",\"iterations\":" + std::to_string(opt.iterations) +
-                     ",\"runs\":" + std::to_string(opt.runs) +
-                     ",\"durable_iterations\":" + std::to_string(opt.durable_iterations);
+  results r;
+  r.iterations = opt.iterations;
+  r.runs = opt.runs;
+  r.durable_iterations = opt.durable_iterations;
 
   // Study A, in memory (PlayerPrefs' Set/Get) and with a durable save() each time.
   for (bool durable : {false, true}) {
-    json += durable ? ",\"study_a_durable\":[" : ",\"study_a\":[";
-    bool first = true;
     for (way_a& way : study_a_ways()) {
       timing t = run_study_a_way(way, opt, durable, scratch);
-      json += std::string(first ? "" : ",") + "{\"way\":" + quote(way.name) + ",\"library\":" + quote(way.library) +
-              ",\"stored_as\":" + quote(way.stored_as) + ",\"stored_bytes\":" + std::to_string(t.stored_bytes) +
-              ",\"save_ms\":" + savekit::to_json(t.save_ms) + ",\"load_ms\":" + savekit::to_json(t.load_ms) +
-              ",\"save_allocs_per_op\":" + savekit::to_json(t.save_allocs) +
-              ",\"load_allocs_per_op\":" + savekit::to_json(t.load_allocs) + "}";
-      first = false;
+      (durable ? r.study_a_durable : r.study_a)
+          .push_back({way.name, way.library, way.stored_as, t.stored_bytes, std::move(t.save_ms), std::move(t.load_ms),
+                      t.save_allocs, t.load_allocs, way.loads_only});
     }
-    json += "]";
   }
 
   // Study B.
-  json += ",\"study_b\":[";
   SaveGame save = seeds::seed_save_game();
-  bool first = true;
   for (library_b& lib : study_b_libraries()) {
     std::string output = lib.serialize_once ? lib.serialize_once(save) : savekit::to_json(save);
     double serialize_allocs = 0, deserialize_allocs = 0;
-    std::vector<double> serialize_ms, deserialize_ms;
+    study_b_row row;
     SaveGame loaded;
     // Warm-up (the seed warmed up reflection first), then the timed runs.
     if (lib.time_serialize) lib.time_serialize(save, 100, serialize_allocs);
     lib.time_deserialize(output, 100, deserialize_allocs, loaded);
     for (int run = 0; run < opt.runs; ++run) {
       progress("[study B] " + lib.name + ": run " + std::to_string(run + 1) + "/" + std::to_string(opt.runs));
-      if (lib.time_serialize) serialize_ms.push_back(lib.time_serialize(save, opt.iterations, serialize_allocs));
-      deserialize_ms.push_back(lib.time_deserialize(output, opt.iterations, deserialize_allocs, loaded));
+      if (lib.time_serialize) row.serialize_ms.push_back(lib.time_serialize(save, opt.iterations, serialize_allocs));
+      row.deserialize_ms.push_back(lib.time_deserialize(output, opt.iterations, deserialize_allocs, loaded));
     }
     if (!(loaded == save)) die(lib.name + ": deserialized SaveGame differs");
     bool text = lib.kind == "JSON";
-    json += std::string(first ? "" : ",") + "{\"library\":" + quote(lib.name) + ",\"kind\":" + quote(lib.kind) +
-            ",\"size\":" + std::to_string(output.size()) +
-            ",\"output\":" + quote(text ? output : savekit::base64_encode(output)) +
-            ",\"output_encoding\":" + quote(text ? "text" : "base64") +
-            ",\"deserialized\":" + quote(savekit::to_json(loaded)) +
-            ",\"serialize_ms\":" + savekit::to_json(serialize_ms) +
-            ",\"deserialize_ms\":" + savekit::to_json(deserialize_ms) +
-            ",\"serialize_allocs_per_op\":" + (lib.time_serialize ? savekit::to_json(serialize_allocs) : "null") +
-            ",\"deserialize_allocs_per_op\":" + savekit::to_json(deserialize_allocs) +
-            ",\"deserialize_reuse_allocs_per_op\":" +
-            (lib.reuse_allocs ? savekit::to_json(lib.reuse_allocs(output, 1000)) : "null") + "}";
-    first = false;
+    row.library = lib.name;
+    row.kind = lib.kind;
+    row.size = output.size();
+    row.output = text ? output : savekit::base64_encode(output);
+    row.output_encoding = text ? "text" : "base64";
+    row.deserialized = savekit::to_json(loaded);
+    if (lib.time_serialize) row.serialize_allocs_per_op = serialize_allocs;
+    row.deserialize_allocs_per_op = deserialize_allocs;
+    if (lib.reuse_allocs) row.deserialize_reuse_allocs_per_op = lib.reuse_allocs(output, 1000);
+    r.study_b.push_back(std::move(row));
   }
-  json += "]";
 
-  // The large save.
-  {
-    using namespace bench::ways;
-    std::vector<large_row> rows;
-    SaveGame big = bench::large_save_game();
-    rows.push_back(measure_large<savekit_json>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<savekit_msgpack<savekit::msgpack_form::map>>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<savekit_msgpack<savekit::msgpack_form::compact>>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<rapidjson_dom>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<nlohmann_json>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<jsoncpp_value>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<cereal_json>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<msgpack_cxx>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<cereal_binary>("SaveGame, 10,000 items", big, opt));
-    rows.push_back(measure_large<boost_binary>("SaveGame, 10,000 items", big, opt));
-    bench::World world = bench::make_world();
-    rows.push_back(measure_large<savekit_json>("World (nested maps, strings, floats)", world, opt));
-    rows.push_back(
-        measure_large<savekit_msgpack<savekit::msgpack_form::map>>("World (nested maps, strings, floats)", world, opt));
-    rows.push_back(measure_large<savekit_msgpack<savekit::msgpack_form::compact>>(
-        "World (nested maps, strings, floats)", world, opt));
-    rows.push_back(measure_large<nlohmann_json>("World (nested maps, strings, floats)", world, opt));
-    rows.push_back(measure_large<cereal_json>("World (nested maps, strings, floats)", world, opt));
-    rows.push_back(measure_large<cereal_binary>("World (nested maps, strings, floats)", world, opt));
-    json += ",\"large\":[";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const large_row& r = rows[i];
-      json += std::string(i ? "," : "") + "{\"object\":" + quote(r.object) + ",\"library\":" + quote(r.library) +
-              ",\"size\":" + std::to_string(r.size) + ",\"serialize_ms\":" + savekit::to_json(r.serialize_ms) +
-              ",\"deserialize_ms\":" + savekit::to_json(r.deserialize_ms) + "}";
-    }
-    json += "]";
-  }
-  json += "}\n";
+  r.large = measure_large_saves(opt);
+  r.machine = describe_machine();  // last: it lists the peers the runs skipped
 
   std::filesystem::remove_all(scratch);
   std::ofstream out(opt.output);
-  out << json;
+  out << savekit::to_json(r) << '\n';
   if (!out) die("cannot write " + opt.output);
   progress("");
+  for (const std::string& library : r.machine.skipped)
+    std::fprintf(stderr, "skipped: %s (not found when this program was configured)\n", library.c_str());
   std::fprintf(stderr, "wrote %s\n", opt.output.c_str());
 }

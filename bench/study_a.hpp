@@ -2,6 +2,7 @@
 // native study (seed_studies.cpp) and the WebAssembly one (web/study_a_wasm.cpp), so that
 // the two time the same code. Peers that need compiled libraries or exceptions (jsoncpp,
 // cereal, msgpack-cxx, Boost, simdjson) exist only natively: SAVEKIT_STUDY_A_ALL_PEERS.
+// A peer not installed is skipped (bench::skipped_libraries()).
 #pragma once
 
 #include <savekit/prefs.hpp>
@@ -17,7 +18,9 @@
 
 #include "bench_objects.hpp"
 #include "peers/nlohmann.hpp"
+#include "peers/peer.hpp"
 #include "peers/rapidjson.hpp"
+#include "peers/savekit_ways.hpp"
 #include "per_key.hpp"
 #ifdef SAVEKIT_STUDY_A_ALL_PEERS
 #include "peers/boost_serialization.hpp"
@@ -42,10 +45,11 @@ inline void check(const savekit::status& s, const std::string& what) {
 
 struct way_a {
   std::string name;
-  std::string library;  // whose code serializes
+  std::string library;  // whose code serializes and deserializes
   std::string stored_as;
-  std::function<void(savekit::prefs&, const Status&)> save;  // null: the library cannot serialize
+  std::function<void(savekit::prefs&, const Status&)> save;
   std::function<void(const savekit::prefs&, Status&)> load;
+  bool loads_only = false;  // the library only reads: the save is savekit's JSON
 };
 
 inline std::string as_text(const std::vector<std::byte>& bytes) {
@@ -64,39 +68,63 @@ std::string_view text_of(const Buffer& b) {
     return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
-// A peer that turns Status into bytes, stored as a string (text, or Base64 of binary).
+// A way that turns Status into bytes, stored as a string (text, or Base64 of binary).
 template <class Way>
-way_a peer_way(std::string name, std::string stored_as, bool base64) {
-  struct buffers {
-    typename Way::buffer encoded;
-    std::string text;
-    std::vector<std::byte> bytes;
-  };
-  auto b = std::make_shared<buffers>();
-  way_a way;
-  way.name = std::move(name);
-  way.library = Way::name;
-  way.stored_as = std::move(stored_as);
-  way.save = [b, base64](savekit::prefs& p, const Status& s) {
-    Way::write(s, b->encoded);
-    std::string_view encoded = text_of(b->encoded);
-    if (base64) {
-      savekit::base64_encode(std::as_bytes(std::span{encoded.data(), encoded.size()}), b->text);
-      check(p.set_string("status", b->text), "set_string");
-    } else {
-      check(p.set_string("status", encoded), "set_string");
-    }
-  };
-  way.load = [b, base64](const savekit::prefs& p, Status& s) {
-    auto text = p.try_get_string("status");
-    if (!text) die("load: " + text.error().to_string());
-    if (base64) {
-      check(savekit::base64_decode(*text, b->bytes), "base64_decode");
-      *text = std::string(reinterpret_cast<const char*>(b->bytes.data()), b->bytes.size());
-    }
-    if (!Way::read(*text, s)) die(std::string(Way::name) + ": read failed");
-  };
-  return way;
+void add_peer_way(std::vector<way_a>& ways, std::string name, std::string stored_as, bool base64) {
+  if constexpr (!Way::found) {
+    skip<Way>();
+  } else {
+    struct buffers {
+      typename Way::buffer encoded;
+      std::string text;
+      std::vector<std::byte> bytes;
+    };
+    auto b = std::make_shared<buffers>();
+    way_a way;
+    way.name = std::move(name);
+    way.library = Way::library;
+    way.stored_as = std::move(stored_as);
+    way.save = [b, base64](savekit::prefs& p, const Status& s) {
+      Way::write(s, b->encoded);
+      std::string_view encoded = text_of(b->encoded);
+      if (base64) {
+        savekit::base64_encode(std::as_bytes(std::span{encoded.data(), encoded.size()}), b->text);
+        check(p.set_string("status", b->text), "set_string");
+      } else {
+        check(p.set_string("status", encoded), "set_string");
+      }
+    };
+    way.load = [b, base64](const savekit::prefs& p, Status& s) {
+      auto text = p.try_get_string("status");
+      if (!text) die("load: " + text.error().to_string());
+      if (base64) {
+        check(savekit::base64_decode(*text, b->bytes), "base64_decode");
+        *text = std::string(reinterpret_cast<const char*>(b->bytes.data()), b->bytes.size());
+      }
+      if (!Way::read(*text, s)) die(std::string(Way::name) + ": read failed");
+    };
+    ways.push_back(std::move(way));
+  }
+}
+
+// simdjson only reads: the save is savekit's JSON, padded into simdjson's buffer to load.
+template <class Way>
+void add_read_only_way(std::vector<way_a>& ways, std::string name) {
+  if constexpr (!Way::found) {
+    skip<Way>();
+  } else {
+    auto padded = std::make_shared<typename Way::buffer>();
+    ways.push_back(
+        {std::move(name), Way::library, "JSON text",
+         [](savekit::prefs& p, const Status& s) { check(p.set("status", s, savekit::object_encoding::json), "set"); },
+         [padded](const savekit::prefs& p, Status& s) {
+           auto stored = p.get_raw("status");  // the JSON text savekit stored
+           if (!stored) die(stored.error().to_string());
+           *padded = typename Way::buffer(stored->bytes);
+           if (!Way::read(*padded, s)) die(std::string(Way::name) + ": read failed");
+         },
+         true});
+  }
 }
 
 inline std::vector<way_a> study_a_ways() {
@@ -108,6 +136,7 @@ inline std::vector<way_a> study_a_ways() {
                   [](savekit::prefs& p, const Status& s) { check(bench::set_per_key(p, s), "set"); },
                   [](const savekit::prefs& p, Status& s) { bench::get_per_key(p, s); }});
 
+  // savekit's store takes the object itself, in each encoding.
   auto savekit_object = [](std::string name, savekit::object_encoding f, std::string stored_as) {
     return way_a{std::move(name), "savekit", std::move(stored_as),
                  [f](savekit::prefs& p, const Status& s) { check(p.set("status", s, f), "set"); },
@@ -117,57 +146,20 @@ inline std::vector<way_a> study_a_ways() {
   ways.push_back(savekit_object("savekit MessagePack map", savekit::object_encoding::msgpack, "bytes (byte-clean)"));
   ways.push_back(
       savekit_object("savekit MessagePack compact", savekit::object_encoding::msgpack_compact, "bytes (byte-clean)"));
-  {
-    auto packed = std::make_shared<std::vector<std::byte>>();
-    auto text = std::make_shared<std::string>();
-    ways.push_back({"savekit MessagePack / Base64", "savekit", "Base64 text",
-                    [packed, text](savekit::prefs& p, const Status& s) {
-                      savekit::to_msgpack(s, *packed, {.form = savekit::msgpack_form::compact});
-                      savekit::base64_encode(*packed, *text);
-                      check(p.set_string("status", *text), "set_string");
-                    },
-                    [packed](const savekit::prefs& p, Status& s) {
-                      auto stored = p.try_get_string("status");
-                      if (!stored) die(stored.error().to_string());
-                      check(savekit::base64_decode(*stored, *packed), "base64_decode");
-                      check(savekit::from_msgpack(*packed, s), "from_msgpack");
-                    }});
-    auto json = std::make_shared<std::string>();
-    auto packed2 = std::make_shared<std::vector<std::byte>>();
-    ways.push_back({"savekit MessagePack / JSON", "savekit", "JSON text (transcoded)",
-                    [packed2, json](savekit::prefs& p, const Status& s) {
-                      savekit::to_msgpack(s, *packed2, {.form = savekit::msgpack_form::map});
-                      check(savekit::msgpack_to_json(*packed2, *json), "msgpack_to_json");
-                      check(p.set_string("status", *json), "set_string");
-                    },
-                    [packed2](const savekit::prefs& p, Status& s) {
-                      auto stored = p.try_get_string("status");
-                      if (!stored) die(stored.error().to_string());
-                      check(savekit::json_to_msgpack(*stored, *packed2), "json_to_msgpack");
-                      check(savekit::from_msgpack(*packed2, s), "from_msgpack");
-                    }});
-  }
-  ways.push_back(peer_way<nlohmann_json>("nlohmann/json", "JSON text", false));
-  ways.push_back(peer_way<rapidjson_dom>("RapidJSON", "JSON text", false));
+  using savekit_msgpack_base64 = savekit_msgpack_as_text<text_of_msgpack::base64>;
+  using savekit_msgpack_json = savekit_msgpack_as_text<text_of_msgpack::json>;
+  add_peer_way<savekit_msgpack_base64>(ways, savekit_msgpack_base64::name, "Base64 text", false);
+  add_peer_way<savekit_msgpack_json>(ways, savekit_msgpack_json::name, "JSON text (transcoded)", false);
+
+  add_peer_way<nlohmann_json>(ways, "nlohmann/json", "JSON text", false);
+  add_peer_way<rapidjson_dom>(ways, "RapidJSON", "JSON text", false);
 #ifdef SAVEKIT_STUDY_A_ALL_PEERS
-  ways.push_back(peer_way<jsoncpp_value>("jsoncpp", "JSON text", false));
-  ways.push_back(peer_way<cereal_json>("cereal JSON", "JSON text", false));
-  ways.push_back(peer_way<msgpack_cxx>("msgpack-cxx / Base64", "Base64 text", true));
-  ways.push_back(peer_way<cereal_binary>("cereal binary / Base64", "Base64 text", true));
-  ways.push_back(peer_way<boost_binary>("Boost.Serialization binary / Base64", "Base64 text", true));
-  {
-    // simdjson only reads: the save is savekit's JSON.
-    auto padded = std::make_shared<simdjson::padded_string>();
-    ways.push_back(
-        {"simdjson On-Demand (load)", "simdjson", "JSON text",
-         [](savekit::prefs& p, const Status& s) { check(p.set("status", s, savekit::object_encoding::json), "set"); },
-         [padded](const savekit::prefs& p, Status& s) {
-           auto stored = p.get_raw("status");  // the JSON text savekit stored
-           if (!stored) die(stored.error().to_string());
-           *padded = simdjson::padded_string(stored->bytes);
-           if (!simdjson_ondemand::read(*padded, s)) die("simdjson: read failed");
-         }});
-  }
+  add_peer_way<jsoncpp_value>(ways, "jsoncpp", "JSON text", false);
+  add_peer_way<cereal_json>(ways, "cereal JSON", "JSON text", false);
+  add_peer_way<msgpack_cxx>(ways, "msgpack-cxx / Base64", "Base64 text", true);
+  add_peer_way<cereal_binary>(ways, "cereal binary / Base64", "Base64 text", true);
+  add_peer_way<boost_binary>(ways, "Boost.Serialization binary / Base64", "Base64 text", true);
+  add_read_only_way<simdjson_ondemand>(ways, "simdjson On-Demand (load)");
 #endif
   return ways;
 }

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "../tests/seed_types.hpp"
+#include "seed_types.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

@@ -19,19 +19,18 @@ build/release/bench/seed_studies "$@" --out "$results/seed_studies.json"
 # Study A as WebAssembly: the same ways under node and in headless Chromium (memory and IndexedDB).
 export NODE_PATH=/usr/share/nodejs
 npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
-emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
-cmake --build build/wasm --target study_a_node study_a_web
+cmake --preset emscripten >/dev/null
+cmake --build --preset emscripten --target study_a_node study_a_web
 if [ "${1:-}" = "--quick" ]; then wasm_args=(200 1 10); else wasm_args=(10000 5 200); fi
 node --no-experimental-fetch build/wasm/bench/web/study_a_node.js --iterations "${wasm_args[0]}" --runs "${wasm_args[1]}" |
   sed -n 's/^STUDY_A_JSON //p' | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const d=JSON.parse(s);
     d.environment="node "+process.version;console.log(JSON.stringify(d,null,1))})' >"$results/study_a_wasm_node.json"
 node bench/web/run_browser_bench.mjs build/wasm "$results/study_a_wasm_chromium.json" "${wasm_args[@]}"
 
-/usr/bin/python3 bench/report.py "$results/seed_studies.json" "$results" \
+/usr/bin/python3 bench/report.py studies "$results/seed_studies.json" "$results" \
   "$results/study_a_wasm_node.json" "$results/study_a_wasm_chromium.json"
 if [ "${1:-}" != "--quick" ]; then
-  python3 scripts/embed_results.py README.md seed-studies "$results/seed_studies_summary.md"
+  python3 scripts/embed_results.py README.md seed-studies "$results/seed_studies_headline.md"
   echo "updated README.md and $results/" >&2
 fi
 

@@ -36,11 +36,7 @@ for step in "${steps[@]}"; do
       # The native half of the portability tests (native writes, wasm reads, and back).
       cmake --preset dev >/dev/null
       cmake --build --preset dev -j "$jobs" --target test_portability
-      emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DSAVEKIT_NATIVE_PORTABILITY="$PWD/build/dev/tests/test_portability" \
-        "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
-      cmake --build build/wasm -j "$jobs"
-      ctest --test-dir build/wasm --output-on-failure -j "$jobs"
+      run_preset emscripten
       ;;
     *) echo "unknown step: $step" >&2; exit 2 ;;
   esac

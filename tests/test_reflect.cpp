@@ -68,6 +68,13 @@ struct Monster {
   std::string kind;
 };
 
+// Internal linkage all the way down: clang (-Wundefined-internal, an error under -Werror)
+// used to reject the field probes of an optional of such a type.
+struct LocalRoster {
+  std::optional<std::vector<Nested>> reserve;
+  std::vector<Nested> active;
+};
+
 }  // namespace
 
 template <>
@@ -117,6 +124,17 @@ TEST(Reflect, TypesDeclaredInsideFunctions) {
   static_assert(savekit::field_count<Local>() == 2);
   EXPECT_EQ(savekit::field_names<Local>()[1], "speed");
   EXPECT_EQ(savekit::to_json(Local{2, 1.5f}), R"({"level":2,"speed":1.5})");
+}
+
+TEST(Reflect, OptionalsOfTypesInAnAnonymousNamespace) {
+  LocalRoster roster{std::vector<Nested>{{1, 2}}, {{3, 4}}};
+  std::string text = savekit::to_json(roster);
+  EXPECT_EQ(text, R"({"reserve":[{"a":1,"b":2}],"active":[{"a":3,"b":4}]})");
+  auto back = savekit::from_json<LocalRoster>(text);
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(back->reserve);
+  EXPECT_EQ((*back->reserve)[0].b, 2);
+  EXPECT_EQ(back->active[0].a, 3);
 }
 
 TEST(Reflect, PrivateMembersRenamedAndSkipped) {

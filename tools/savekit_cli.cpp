@@ -35,8 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// The JSON documents the program reads and writes. In a named namespace: clang's
-// -Wundefined-internal flags reflection's probes of types with internal linkage.
+// The JSON documents the program reads and writes.
 namespace savekit_cli {
 
 // ---- documents -------------------------------------------------------------------------------

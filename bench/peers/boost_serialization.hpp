@@ -1,10 +1,15 @@
 // Boost.Serialization (Debian libboost-serialization-dev): binary archives, no header.
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_BOOST_SERIALIZATION
+
 #include <boost/archive/binary_iarchive.hpp>
 #include <boost/archive/binary_oarchive.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
+#include <boost/version.hpp>
 
 #include <sstream>
 #include <string>
@@ -33,6 +38,9 @@ void serialize(Archive& a, seeds::Status& s, unsigned) {
 namespace bench::ways {
 
 struct boost_binary {
+  static constexpr bool found = true;
+  static constexpr const char* library = "Boost.Serialization";
+  static std::string version() { return BOOST_LIB_VERSION; }
   using buffer = std::string;
   static constexpr const char* name = "Boost.Serialization binary";
   static constexpr auto flags = boost::archive::no_header;
@@ -59,3 +67,7 @@ struct boost_binary {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(boost_binary, "Boost.Serialization binary", "Boost.Serialization")
+#endif

@@ -1,6 +1,11 @@
 // cereal (Debian libcereal-dev): non-intrusive serialize functions; JSON and binary archives.
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_CEREAL
+#include <cereal/version.hpp>
+
 #include <cereal/archives/binary.hpp>
 #include <cereal/archives/json.hpp>
 #include <cereal/types/map.hpp>
@@ -63,7 +68,13 @@ namespace bench::ways {
 template <class OutputArchive, class InputArchive, bool Json>
 struct cereal_archive {
   using buffer = std::string;
+  static constexpr bool found = true;
   static constexpr const char* name = Json ? "cereal JSON" : "cereal binary";
+  static constexpr const char* library = "cereal";
+  static std::string version() {
+    return std::to_string(CEREAL_VERSION_MAJOR) + "." + std::to_string(CEREAL_VERSION_MINOR) + "." +
+           std::to_string(CEREAL_VERSION_PATCH);
+  }
   template <class T>
   static void write(const T& value, buffer& out) {
     std::ostringstream stream;
@@ -90,3 +101,8 @@ using cereal_json = cereal_archive<cereal::JSONOutputArchive, cereal::JSONInputA
 using cereal_binary = cereal_archive<cereal::BinaryOutputArchive, cereal::BinaryInputArchive, false>;
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(cereal_json, "cereal JSON", "cereal")
+SAVEKIT_BENCH_PEER_NOT_FOUND(cereal_binary, "cereal binary", "cereal")
+#endif

@@ -1,6 +1,10 @@
 // jsoncpp (Debian libjsoncpp-dev): Json::Value tree, StreamWriterBuilder / CharReader.
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_JSONCPP
+
 #include <json/json.h>
 
 #include <memory>
@@ -11,6 +15,9 @@
 namespace bench::ways {
 
 struct jsoncpp_value {
+  static constexpr bool found = true;
+  static constexpr const char* library = "jsoncpp";
+  static std::string version() { return JSONCPP_VERSION_STRING; }
   using buffer = std::string;
   static constexpr const char* name = "jsoncpp";
 
@@ -100,3 +107,7 @@ struct jsoncpp_value {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(jsoncpp_value, "jsoncpp", "jsoncpp")
+#endif

@@ -3,6 +3,10 @@
 // would generate inside the type).
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_MSGPACK_CXX
+
 #include <msgpack.hpp>
 
 #include <string>
@@ -43,6 +47,9 @@ SAVEKIT_BENCH_MSGPACK_MAP(seeds::Status, "lv", v.lv, "exp", v.exp, "hp", v.hp, "
 namespace bench::ways {
 
 struct msgpack_cxx {
+  static constexpr bool found = true;
+  static constexpr const char* library = "msgpack-cxx";
+  static std::string version() { return msgpack_version(); }
   using buffer = msgpack::sbuffer;
   static constexpr const char* name = "msgpack-cxx (map)";
   template <class T>
@@ -67,3 +74,7 @@ struct msgpack_cxx {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(msgpack_cxx, "msgpack-cxx (map)", "msgpack-cxx")
+#endif

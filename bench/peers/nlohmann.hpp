@@ -1,6 +1,10 @@
 // nlohmann/json (Debian nlohmann-json3-dev) with its non-intrusive type macros.
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_NLOHMANN_JSON
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -25,6 +29,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(World, name, chunks, log)
 namespace bench::ways {
 
 struct nlohmann_json {
+  static constexpr bool found = true;
+  static constexpr const char* library = "nlohmann/json";
+  static std::string version() {
+    return std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." + std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
+           std::to_string(NLOHMANN_JSON_VERSION_PATCH);
+  }
   using buffer = std::string;
   static constexpr const char* name = "nlohmann/json";
   template <class T>
@@ -41,3 +51,7 @@ struct nlohmann_json {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(nlohmann_json, "nlohmann/json", "nlohmann/json")
+#endif

@@ -1,6 +1,10 @@
 // RapidJSON (Debian rapidjson-dev): Writer into a reused StringBuffer; DOM read.
 #pragma once
 
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_RAPIDJSON
+
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -12,6 +16,9 @@
 namespace bench::ways {
 
 struct rapidjson_dom {
+  static constexpr bool found = true;
+  static constexpr const char* library = "RapidJSON";
+  static std::string version() { return RAPIDJSON_VERSION_STRING; }
   using buffer = rapidjson::StringBuffer;
   static constexpr const char* name = "RapidJSON";
 
@@ -119,3 +126,7 @@ struct rapidjson_dom {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(rapidjson_dom, "RapidJSON", "RapidJSON")
+#endif

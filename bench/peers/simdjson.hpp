@@ -1,5 +1,10 @@
-// simdjson On-Demand (Debian libsimdjson-dev): read only; the input is padded once.
+// simdjson On-Demand (Debian libsimdjson-dev): read only (no write); the input is padded
+// once, into its buffer type.
 #pragma once
+
+#include "peer.hpp"
+
+#if SAVEKIT_HAVE_SIMDJSON
 
 #include <simdjson.h>
 
@@ -10,6 +15,9 @@
 namespace bench::ways {
 
 struct simdjson_ondemand {
+  static constexpr bool found = true;
+  static constexpr const char* library = "simdjson";
+  static std::string version() { return SIMDJSON_STRINGIFY(SIMDJSON_VERSION); }
   static constexpr const char* name = "simdjson On-Demand";
   using buffer = simdjson::padded_string;
 
@@ -67,3 +75,7 @@ struct simdjson_ondemand {
 };
 
 }  // namespace bench::ways
+
+#else
+SAVEKIT_BENCH_PEER_NOT_FOUND(simdjson_ondemand, "simdjson On-Demand", "simdjson")
+#endif

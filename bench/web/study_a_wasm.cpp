@@ -5,13 +5,15 @@
 //   node study_a_node.js [--iterations N] [--runs N] [--only NAME]  (prints one JSON line)
 //   study_a.html?iterations=N&runs=N&indexeddb=N                   (bench/web/run_browser_bench.mjs)
 //
-// The result is the line starting "STUDY_A_JSON " — a JSON object that bench/report.py reads.
+// The result is the line starting "STUDY_A_JSON " — a JSON object (study_a_wasm_results,
+// written by savekit) that `bench/report.py studies` reads.
 #include <emscripten/emscripten.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,17 +34,31 @@ struct options {
   std::string only;              // run only the ways whose name contains this (profiling)
 };
 
+// The result, as bench/report.py reads it.
+struct memory_row {
+  std::string name;
+  std::vector<double> save_ns, load_ns;  // per operation, one figure per run
+};
+struct indexeddb_row {
+  std::string name;
+  double save_commit_us = 0;  // a save and its committed transaction
+};
+struct study_a_wasm_results {
+  int iterations = 0, runs = 0, indexeddb_iterations = 0;
+  std::vector<memory_row> memory;
+  std::optional<std::vector<indexeddb_row>> indexeddb;  // left out when not run
+};
+
 double elapsed_ns(clock_type::time_point start) {
   return std::chrono::duration<double, std::nano>(clock_type::now() - start).count();
 }
 
 // In memory: the seed's loop — n saves timed, then n loads timed, `runs` times; per op.
-std::string run_memory(const options& opt) {
-  std::string json = "[";
+std::vector<memory_row> run_memory(const options& opt) {
+  std::vector<memory_row> rows;
   std::vector<way_a> ways = bench::study_a::study_a_ways();
   std::erase_if(ways, [&](const way_a& way) { return way.name.find(opt.only) == std::string::npos; });
-  for (std::size_t w = 0; w < ways.size(); ++w) {
-    way_a& way = ways[w];
+  for (way_a& way : ways) {
     auto store = savekit::prefs::open(savekit::make_memory_backend());
     if (!store) die(store.error().to_string());
     const seeds::Status status = seeds::seed_status();
@@ -62,10 +78,9 @@ std::string run_memory(const options& opt) {
       load_ns.push_back(elapsed_ns(start) / opt.iterations);
     }
     if (!(loaded == status)) die(way.name + ": loaded Status differs from the saved one");
-    json += std::string(w ? "," : "") + "{\"name\":" + savekit::to_json(way.name) +
-            ",\"save_ns\":" + savekit::to_json(save_ns) + ",\"load_ns\":" + savekit::to_json(load_ns) + "}";
+    rows.push_back({way.name, std::move(save_ns), std::move(load_ns)});
   }
-  return json + "]";
+  return rows;
 }
 
 // Through IndexedDB: every save followed by a committed transaction (awaited), per way.
@@ -76,8 +91,8 @@ struct indexeddb_run {
   std::optional<savekit::prefs> store;
   int done_saves = 0;
   clock_type::time_point started;
-  std::string json = "[";
-  std::function<void(std::string)> finished;
+  std::vector<indexeddb_row> rows;
+  std::function<void(std::vector<indexeddb_row>)> finished;
 };
 
 void next_indexeddb_way(std::shared_ptr<indexeddb_run> run);
@@ -88,8 +103,7 @@ void indexeddb_save_loop(std::shared_ptr<indexeddb_run> run) {
     seeds::Status loaded;
     run->ways[run->way].load(*run->store, loaded);
     if (!(loaded == seeds::seed_status())) die(run->ways[run->way].name + ": IndexedDB load differs");
-    run->json += std::string(run->way ? "," : "") + "{\"name\":" + savekit::to_json(run->ways[run->way].name) +
-                 ",\"save_commit_us\":" + savekit::to_json(per_save_us) + "}";
+    run->rows.push_back({run->ways[run->way].name, per_save_us});
     run->store.reset();
     savekit::web::delete_indexeddb("study-a", [run](savekit::status s) {
       check(s, "delete_indexeddb");
@@ -107,7 +121,7 @@ void indexeddb_save_loop(std::shared_ptr<indexeddb_run> run) {
 }
 
 void next_indexeddb_way(std::shared_ptr<indexeddb_run> run) {
-  if (run->way == run->ways.size()) return run->finished(run->json + "]");
+  if (run->way == run->ways.size()) return run->finished(std::move(run->rows));
   savekit::web::open_indexeddb("study-a", [run](savekit::result<savekit::prefs> p, const savekit::web::storage_info&) {
     if (!p) die("open_indexeddb: " + p.error().to_string());
     run->store = std::move(*p);
@@ -126,10 +140,10 @@ EM_JS(int, url_parameter, (const char* name, int fallback), {
 });
 // clang-format on
 
-void report(const options& opt, const std::string& memory, const std::string& indexeddb) {
-  std::printf("STUDY_A_JSON {\"iterations\":%d,\"runs\":%d,\"indexeddb_iterations\":%d,\"memory\":%s%s%s}\n",
-              opt.iterations, opt.runs, opt.indexeddb_iterations, memory.c_str(),
-              indexeddb.empty() ? "" : ",\"indexeddb\":", indexeddb.c_str());
+void report(const options& opt, std::vector<memory_row> memory, std::optional<std::vector<indexeddb_row>> indexeddb) {
+  study_a_wasm_results results{opt.iterations, opt.runs, opt.indexeddb_iterations, std::move(memory),
+                               std::move(indexeddb)};
+  std::printf("STUDY_A_JSON %s\n", savekit::to_json(results, {.skip_null_members = true}).c_str());
   std::fflush(stdout);
 }
 
@@ -149,14 +163,14 @@ int main(int argc, char** argv) {
   // compiles a function with TurboFan only once it is hot), and a way measured while its
   // optimized code is still compiling would be timed on the baseline compiler's code.
   (void)run_memory(opt);
-  std::string memory = run_memory(opt);
+  std::vector<memory_row> memory = run_memory(opt);
   if (opt.indexeddb_iterations <= 0) {
-    report(opt, memory, "");
+    report(opt, std::move(memory), std::nullopt);
     return 0;
   }
   auto run = std::make_shared<indexeddb_run>();
   run->opt = opt;
-  run->finished = [opt, memory](std::string indexeddb) { report(opt, memory, indexeddb); };
+  run->finished = [opt, memory](std::vector<indexeddb_row> indexeddb) { report(opt, memory, std::move(indexeddb)); };
   next_indexeddb_way(run);
   return 0;
 }

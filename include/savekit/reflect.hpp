@@ -27,6 +27,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -192,10 +193,15 @@ template <class T>
 concept is_smart_pointer = is_specialization_v<T, std::unique_ptr> || is_specialization_v<T, std::shared_ptr>;
 
 // Converts to any field type (raw pointers excepted, so that smart pointers' constructors
-// are not ambiguous). Used only in unevaluated probes.
+// are not ambiguous). Used only in unevaluated probes, but defined: a probe of
+// std::optional<X> instantiates optional's constexpr constructor, which names the
+// conversion, and clang rejects a declared-only function of a type with internal linkage
+// (-Wundefined-internal: any struct in an anonymous namespace).
 struct any_field {
   template <class U>
-  requires(!std::is_pointer_v<U> && !std::is_null_pointer_v<U>) operator U() const;
+  requires(!std::is_pointer_v<U> && !std::is_null_pointer_v<U>) operator U() const {
+    std::abort();  // never called
+  }
 };
 
 // Counts an aggregate's fields: the largest N for which T{{any}, {any}, ...} compiles.

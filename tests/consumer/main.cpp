@@ -2,6 +2,7 @@
 #include <savekit/savekit.hpp>
 
 #include <cstdio>
+#include <cstring>
 
 struct Hero {
   int level;
@@ -9,6 +10,10 @@ struct Hero {
 };
 
 int main() {
+  if (std::strcmp(savekit::version, SAVEKIT_PACKAGE_VERSION) != 0) {
+    std::printf("headers say %s, the package says %s\n", savekit::version, SAVEKIT_PACKAGE_VERSION);
+    return 1;
+  }
   std::string text = savekit::to_json(Hero{3, "hero"});
   auto back = savekit::from_json<Hero>(text);
   if (!back || back->level != 3) return 1;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs one Google Benchmark program in the release configuration (3 repetitions, median)
+# and writes bench/results/NAME.{json,md}; the store's table is also embedded in the README.
+#   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
+#   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
+# (The seeds' studies, the main job, are scripts/run.sh.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+name=${1:-}
+case "$name" in
+  codecs) program=codec_bench title="Codec benchmark" ;;
+  store) program=store_bench title="Store benchmark" ;;
+  *) echo "usage: bench/run.sh codecs|store [benchmark flags]" >&2; exit 2 ;;
+esac
+shift
+scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target "$program"
+results=bench/results
+mkdir -p "$results"
+SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@"
+{
+  echo "# $title"
+  echo
+  echo "Produced by \`bench/run.sh $name\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | head -1);"
+  echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
+    "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of 3 repetitions."
+  echo
+  python3 bench/report.py "$name" "$results/$name.json"
+} >"$results/$name.md"
+echo "wrote $results/$name.md"
+if [ "$name" = store ]; then
+  python3 scripts/embed_results.py README.md store-bench "$results/store.md" && echo "updated README.md"
+fi
