@@ -13,11 +13,14 @@
 
 #include "alloc_counter.hpp"
 #include "bench_objects.hpp"
+#include "peers/floor.hpp"
+#include "peers/glaze.hpp"
 #include "peers/msgpack_cxx.hpp"
 #include "peers/nlohmann.hpp"
 #include "peers/rapidjson.hpp"
 #include "peers/savekit_ways.hpp"
 #include "peers/simdjson.hpp"
+#include "world.hpp"
 
 namespace {
 
@@ -93,39 +96,37 @@ void register_read(const char* object, typename Way::buffer input, Equal equal) 
   });
 }
 
+// Every way in the list: written and read back (or, for a way that only reads, reading
+// savekit's JSON). A way whose library was not found is skipped.
 template <class Way, class T>
-void register_both(const char* object, const T& value) {
+void register_way(const char* object, const T& value) {
   if constexpr (!Way::found) {
     bench::skip<Way>();
-  } else {
+  } else if constexpr (requires(typename Way::buffer & b) { Way::write(value, b); }) {
     register_write<Way>(object, value);
     typename Way::buffer buffer;
     Way::write(value, buffer);
     register_read<Way, T, T>(object, std::move(buffer), [value](const T& read) { return read == value; });
-  }
-}
-
-// A way that only reads (simdjson): its input is savekit's JSON, in the way's own buffer.
-template <class Way, class T>
-void register_read_only(const char* object, const T& value) {
-  if constexpr (!Way::found) {
-    bench::skip<Way>();
   } else {
     register_read<Way, T, T>(object, typename Way::buffer(savekit::to_json(value)),
                              [value](const T& read) { return read == value; });
   }
 }
 
+template <class... Ways, class T>
+void register_ways(const char* object, const T& value) {
+  (register_way<Ways>(object, value), ...);
+}
+
+using namespace bench::ways;
+using savekit_map = savekit_msgpack<savekit::msgpack_form::map>;
+using savekit_compact = savekit_msgpack<savekit::msgpack_form::compact>;
+
+// The seeds' objects: every way. Glaze's four forms beside savekit's three.
 template <class T>
-void register_object(const char* object, const T& value) {
-  using namespace bench::ways;
-  register_both<savekit_json>(object, value);
-  register_both<savekit_msgpack<savekit::msgpack_form::map>>(object, value);
-  register_both<savekit_msgpack<savekit::msgpack_form::compact>>(object, value);
-  register_both<rapidjson_dom>(object, value);
-  register_both<nlohmann_json>(object, value);
-  register_read_only<simdjson_ondemand>(object, value);
-  register_both<msgpack_cxx>(object, value);
+void register_seed_object(const char* object, const T& value) {
+  register_ways<savekit_json, savekit_map, savekit_compact, glaze_json, glaze_msgpack_array, glaze_msgpack_map,
+                glaze_beve, rapidjson_dom, nlohmann_json, simdjson_ondemand, msgpack_cxx>(object, value);
 }
 
 }  // namespace
@@ -147,9 +148,15 @@ void register_large_buffer_reuse() {
 
 int main(int argc, char** argv) {
   register_large_buffer_reuse();
-  register_object("SaveGame", seeds::seed_save_game());
-  register_object("Status", seeds::seed_status());
-  register_object("SaveGame10k", bench::large_save_game());
+  register_seed_object("SaveGame", seeds::seed_save_game());
+  register_ways<hand_written_floor>("SaveGame", seeds::seed_save_game());
+  register_seed_object("Status", seeds::seed_status());
+  register_seed_object("SaveGame10k", bench::large_save_game());
+  register_ways<hand_written_floor>("SaveGame10k", bench::large_save_game());
+  // The world: floats, strings, nested vectors, a map and an optional; the peers whose
+  // adapters know its types.
+  register_ways<savekit_json, savekit_map, savekit_compact, glaze_json, glaze_msgpack_array, glaze_msgpack_map,
+                glaze_beve, nlohmann_json>("World", bench::make_world());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   for (const std::string& library : bench::skipped_libraries())

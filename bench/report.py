@@ -12,6 +12,7 @@
 """
 import csv
 import json
+import math
 import os
 import statistics
 import sys
@@ -322,7 +323,45 @@ BINARY = ("MessagePack", "msgpack")
 
 
 def savekit_reference(way):
+    if any(form in way for form in ("compact", "array", "BEVE", "floor")):
+        return "savekit MessagePack compact"
     return "savekit MessagePack map" if any(b in way for b in BINARY) else "savekit JSON"
+
+
+GLAZE_PAIRS = [  # (family, savekit's way, glaze's way doing the same)
+    ("JSON", "savekit JSON", "glaze JSON"),
+    ("MessagePack", "savekit MessagePack compact", "glaze MessagePack array"),
+    ("MessagePack", "savekit MessagePack map", "glaze MessagePack map"),
+]
+
+
+def glaze_table(groups):
+    """savekit beside glaze, case by case: ratio = glaze's time / savekit's (> 1: savekit is
+    faster), with the geometric mean of each family; and the compact form against the floor."""
+    lines, ratios = [], {}
+    for (obj, op), ways in groups.items():
+        for family, ours, theirs in GLAZE_PAIRS:
+            if ours in ways and theirs in ways:
+                ratio = ways[theirs]["real_time"] / ways[ours]["real_time"]
+                ratios.setdefault(family, []).append(ratio)
+                lines.append(f"| {obj} | {op} | {ours} | {ways[ours]['real_time']:.0f} | {theirs} | "
+                             f"{ways[theirs]['real_time']:.0f} | {ratio:.2f}{'' if ratio >= 1 else ' ✗'} |")
+    if not lines:
+        return []
+    out = ["### savekit beside glaze", "",
+           "ns per operation; ratio = glaze ÷ savekit (above 1.00: savekit is faster; ✗ marks a case where it is "
+           "not). glaze validates less than savekit (UTF-8 in strings, the values it skips).", "",
+           "| object | operation | savekit | ns | glaze | ns | ratio |", "|---|---|---|---:|---|---:|---:|"] + lines + [""]
+    for family, values in ratios.items():
+        geomean = math.exp(sum(math.log(v) for v in values) / len(values))
+        slower = sum(1 for v in values if v < 1)
+        out.append(f"- {family}: geometric mean {geomean:.2f}× over {len(values)} cases; savekit slower in {slower}.")
+    floor = [(obj, op, ways["savekit MessagePack compact"]["real_time"] / ways["hand-written floor"]["real_time"])
+             for (obj, op), ways in groups.items() if "hand-written floor" in ways and "savekit MessagePack compact" in ways]
+    if floor:
+        out.append("- The compact form against the hand-written floor (savekit ÷ floor): " +
+                   "; ".join(f"{obj} {op} {ratio:.2f}×" for obj, op, ratio in floor) + ".")
+    return out + [""]
 
 
 def codecs_report(path):
@@ -336,6 +375,8 @@ def codecs_report(path):
           f"run {context.get('date')}.")
     print("Times are real time per operation (median of repetitions when repeated). Ratio: this way's time over "
           "savekit's of the same class — above 1.00 means slower than savekit.\n")
+    for line in glaze_table(groups):
+        print(line)
     for (obj, op), ways in groups.items():
         print(f"### {obj} — {op}\n")
         print("| way | ns/op | ratio | MB/s | size (B) | allocs/op | bytes alloc/op |")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one Google Benchmark program in the release configuration (3 repetitions, median)
+# Runs one Google Benchmark program in the release configuration (5 interleaved repetitions, median)
 # and writes bench/results/NAME.{json,md}; the store's table is also embedded in the README.
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
@@ -14,18 +14,19 @@ case "$name" in
 esac
 shift
 scripts/install-deps.sh
-cmake --preset release >/dev/null
+cmake --preset release "$(scripts/glaze_option.sh)" >/dev/null
 cmake --build --preset release --target "$program"
 results=bench/results
 mkdir -p "$results"
-SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --benchmark_repetitions=3 \
-  --benchmark_report_aggregates_only=true --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@"
+# Repetitions in random order (interleaved), medians reported.
+SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --benchmark_repetitions=5 \
+  --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@"
 {
   echo "# $title"
   echo
   echo "Produced by \`bench/run.sh $name\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | head -1);"
   echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
-    "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of 3 repetitions."
+    "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of 5 repetitions in random order."
   echo
   python3 bench/report.py "$name" "$results/$name.json"
 } >"$results/$name.md"

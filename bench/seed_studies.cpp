@@ -34,6 +34,7 @@
 #include "bench_objects.hpp"
 #include "peers/boost_serialization.hpp"
 #include "peers/cereal.hpp"
+#include "peers/glaze.hpp"
 #include "peers/jsoncpp.hpp"
 #include "peers/msgpack_cxx.hpp"
 #include "peers/nlohmann.hpp"
@@ -276,6 +277,7 @@ std::vector<library_b> study_b_libraries() {
   using namespace bench::ways;
   std::vector<library_b> libs = {
       library<savekit_json>("savekit JSON", "JSON"),
+      library<glaze_json>("glaze JSON", "JSON"),
       library<rapidjson_dom>("RapidJSON", "JSON"),
       library<nlohmann_json>("nlohmann/json", "JSON"),
       library<jsoncpp_value>("jsoncpp", "JSON"),
@@ -283,6 +285,9 @@ std::vector<library_b> study_b_libraries() {
       read_only_library<simdjson_ondemand>("simdjson On-Demand (deserialize only)"),
       library<savekit_msgpack<savekit::msgpack_form::map>>("savekit MessagePack map", "binary"),
       library<savekit_msgpack<savekit::msgpack_form::compact>>("savekit MessagePack compact", "binary"),
+      library<glaze_msgpack_map>("glaze MessagePack map", "binary"),
+      library<glaze_msgpack_array>("glaze MessagePack array", "binary"),
+      library<glaze_beve>("glaze BEVE", "binary"),
       library<msgpack_cxx>("msgpack-cxx (map)", "binary"),
       library<cereal_binary>("cereal binary", "binary"),
       library<boost_binary>("Boost.Serialization binary", "binary"),
@@ -343,10 +348,12 @@ std::vector<large_row> measure_large_saves(const options& opt) {
   using savekit_map = savekit_msgpack<savekit::msgpack_form::map>;
   using savekit_compact = savekit_msgpack<savekit::msgpack_form::compact>;
   std::vector<large_row> rows;
-  measure_each<savekit_json, savekit_map, savekit_compact, rapidjson_dom, nlohmann_json, jsoncpp_value, cereal_json,
-               msgpack_cxx, cereal_binary, boost_binary>(rows, "SaveGame, 10,000 items", bench::large_save_game(), opt);
-  measure_each<savekit_json, savekit_map, savekit_compact, nlohmann_json, cereal_json, cereal_binary>(
-      rows, "World (nested maps, strings, floats)", bench::make_world(), opt);
+  measure_each<savekit_json, savekit_map, savekit_compact, glaze_json, glaze_msgpack_map, glaze_msgpack_array,
+               glaze_beve, rapidjson_dom, nlohmann_json, jsoncpp_value, cereal_json, msgpack_cxx, cereal_binary,
+               boost_binary>(rows, "SaveGame, 10,000 items", bench::large_save_game(), opt);
+  measure_each<savekit_json, savekit_map, savekit_compact, glaze_json, glaze_msgpack_map, glaze_msgpack_array,
+               glaze_beve, nlohmann_json, cereal_json, cereal_binary>(
+      rows, "World (nested maps, strings, floats, an optional)", bench::make_world(), opt);
   return rows;
 }
 
@@ -379,8 +386,8 @@ machine_info describe_machine() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   m.date = date;
-  add_versions<savekit_json, rapidjson_dom, nlohmann_json, jsoncpp_value, simdjson_ondemand, msgpack_cxx, cereal_json,
-               boost_binary>(m);
+  add_versions<savekit_json, glaze_json, rapidjson_dom, nlohmann_json, jsoncpp_value, simdjson_ondemand, msgpack_cxx,
+               cereal_json, boost_binary>(m);
   m.skipped.assign(bench::skipped_libraries().begin(), bench::skipped_libraries().end());
   return m;
 }

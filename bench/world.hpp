@@ -1,7 +1,9 @@
-// A large save: a nested "world" of a few MB with maps, strings and floats.
+// A large save: a nested "world" of a few MB with maps, strings, floats, nested vectors
+// and an optional.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ struct Vec3 {
 
 struct Npc {
   std::string name;
+  std::optional<std::string> title;  // most have none
   Vec3 position;
   int hp = 0;
   std::vector<std::string> dialogue;
@@ -45,6 +48,7 @@ inline World make_world() {
       for (int h = 0; h < 1024; ++h) chunk.heights.push_back(static_cast<float>(next() % 100000) / 97.0f);
       for (int n = 0; n < 12; ++n) {
         Npc npc{"npc-" + std::to_string(cx) + "-" + std::to_string(cy) + "-" + std::to_string(n),
+                n % 4 == 0 ? std::optional<std::string>("Keeper of the north gate") : std::nullopt,
                 {static_cast<float>(next() % 1000) / 3.0f, static_cast<float>(next() % 1000) / 7.0f, 1.5f},
                 static_cast<int>(next() % 500),
                 {},

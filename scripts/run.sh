@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset release >/dev/null
+cmake --preset release "$(scripts/glaze_option.sh)" >/dev/null
 cmake --build --preset release --target seed_studies example_seed_objects example_prefs_status
 
 results=bench/results

@@ -9,6 +9,7 @@
 #include <cereal/archives/binary.hpp>
 #include <cereal/archives/json.hpp>
 #include <cereal/types/map.hpp>
+#include <cereal/types/optional.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
@@ -48,8 +49,8 @@ void serialize(Archive& a, Vec3& v) {
 }
 template <class Archive>
 void serialize(Archive& a, Npc& n) {
-  a(cereal::make_nvp("name", n.name), cereal::make_nvp("position", n.position), cereal::make_nvp("hp", n.hp),
-    cereal::make_nvp("dialogue", n.dialogue), cereal::make_nvp("flags", n.flags));
+  a(cereal::make_nvp("name", n.name), cereal::make_nvp("title", n.title), cereal::make_nvp("position", n.position),
+    cereal::make_nvp("hp", n.hp), cereal::make_nvp("dialogue", n.dialogue), cereal::make_nvp("flags", n.flags));
 }
 template <class Archive>
 void serialize(Archive& a, Chunk& c) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 #include "../bench_objects.hpp"
@@ -19,9 +20,28 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Equip, name, atk, def, spd)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Status, lv, exp, hp, max_hp, atk, def, spd, equip)
 }  // namespace seeds
 
+// nlohmann/json has no std::optional support of its own: null or the value.
+NLOHMANN_JSON_NAMESPACE_BEGIN
+template <class T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& value) {
+    if (value)
+      j = *value;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& value) {
+    if (j.is_null())
+      value.reset();
+    else
+      value = j.get<T>();
+  }
+};
+NLOHMANN_JSON_NAMESPACE_END
+
 namespace bench {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Vec3, x, y, z)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Npc, name, position, hp, dialogue, flags)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Npc, name, title, position, hp, dialogue, flags)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Chunk, x, y, heights, npcs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(World, name, chunks, log)
 }  // namespace bench

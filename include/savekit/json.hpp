@@ -35,6 +35,7 @@
 #include "savekit/detail/bytes.hpp"
 #include "savekit/detail/json_text.hpp"
 #include "savekit/detail/numbers.hpp"
+#include "savekit/detail/read_rules.hpp"
 #include "savekit/error.hpp"
 #include "savekit/reflect.hpp"
 
@@ -235,19 +236,20 @@ void write_json_struct(W& w, const T& value) {
 
 template <class W, class T>
 void write_json(W& w, const T& value) {
+  constexpr value_kind kind = kind_v<T>;
   if constexpr (std::is_same_v<T, raw_json>) {
     if (value.text.empty())
       w.out.append_literal("null");
     else
       w.out.append(value.text.data(), value.text.size());
-  } else if constexpr (has_adapter<T>) {
+  } else if constexpr (kind == value_kind::adapted) {
     write_json(w, adapter<T>::to_wire(value));
-  } else if constexpr (std::is_same_v<T, bool>) {
+  } else if constexpr (kind == value_kind::boolean) {
     if (value)
       w.out.append_literal("true");
     else
       w.out.append_literal("false");
-  } else if constexpr (std::is_enum_v<T>) {
+  } else if constexpr (kind == value_kind::enumeration) {
     if constexpr (has_enum_names<T>) {
       std::string_view name = enum_to_name(value);
       if (!name.empty()) {
@@ -256,28 +258,22 @@ void write_json(W& w, const T& value) {
       }
     }
     write_json_integer(w, static_cast<std::underlying_type_t<T>>(value));
-  } else if constexpr (std::is_integral_v<T>) {
+  } else if constexpr (kind == value_kind::integer) {
     write_json_integer(w, value);
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (kind == value_kind::floating) {
     write_json_float(w, value);
-  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+  } else if constexpr (kind == value_kind::string) {
     write_json_string(w.out, value.data(), value.size());
-  } else if constexpr (is_byte_vector<T>) {
-    std::size_t n = base64_encoded_size(value.size(), base64_alphabet::standard);
-    char* p = w.out.reserve(n + 2);
-    p[0] = '"';
-    base64_encode_to(reinterpret_cast<const unsigned char*>(value.data()), value.size(), p + 1,
-                     base64_alphabet::standard);
-    p[n + 1] = '"';
-    w.out.advance(n + 2);
-  } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
+  } else if constexpr (kind == value_kind::bytes) {
+    write_json_base64(w.out, value.data(), value.size());
+  } else if constexpr (kind == value_kind::fixed_array || kind == value_kind::sequence) {
     write_json_array(w, value);
-  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
+  } else if constexpr (kind == value_kind::nullable) {
     if (value)
       write_json(w, *value);
     else
       w.out.append_literal("null");
-  } else if constexpr (is_specialization_v<T, std::variant>) {
+  } else if constexpr (kind == value_kind::variant) {
     if (!w.enter()) return;
     w.open('[');
     w.separator(true);
@@ -286,7 +282,7 @@ void write_json(W& w, const T& value) {
     std::visit([&](const auto& alternative) { write_json(w, alternative); }, value);
     w.close(']', false);
     w.leave();
-  } else if constexpr (is_tuple_like<T>) {
+  } else if constexpr (kind == value_kind::tuple) {
     if (!w.enter()) return;
     w.open('[');
     std::apply(
@@ -297,7 +293,7 @@ void write_json(W& w, const T& value) {
         value);
     w.close(']', std::tuple_size_v<T> == 0);
     w.leave();
-  } else if constexpr (is_map<T>) {
+  } else if constexpr (kind == value_kind::map) {
     if (!w.enter()) return;
     w.open('{');
     bool first = true;
@@ -310,7 +306,7 @@ void write_json(W& w, const T& value) {
     }
     w.close('}', first);
     w.leave();
-  } else if constexpr (is_reflected<T>) {
+  } else if constexpr (kind == value_kind::structure) {
     static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
     write_json_struct(w, value);
   } else {
@@ -443,11 +439,7 @@ bool read_json_variant(json_reader& r, Variant& variant) {
   if (index >= n) return c.fail(errc::unknown_variant_index, index_at, "variant index out of range");
   if (!c.next_element(']', false, more)) return false;
   if (!more) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
-  bool ok = with_index<n>(index, [&](auto i) {
-    if (variant.index() != i.value) variant.template emplace<i.value>();
-    return read_json(r, std::get<i.value>(variant));
-  });
-  if (!ok) {
+  if (!read_variant_alternative(variant, index, [&](auto& alternative) { return read_json(r, alternative); })) {
     c.err.prepend_path("[1]");
     return false;
   }
@@ -481,9 +473,7 @@ bool read_json_map(json_reader& r, Map& map) {
       static_assert(always_false<Key>, "map keys must be std::string or integers");
     }
     if (!c.spend(map_node_size<Map>, key_at)) return false;
-    auto [it, inserted] = map.try_emplace(std::move(key));
-    if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
-    if (!read_json(r, it->second)) {
+    if (!read_json(r, map_entry_for(map, std::move(key)).second)) {
       c.err.prepend_path(path_key(c.key_text_at(key_at)));
       return false;
     }
@@ -492,19 +482,12 @@ bool read_json_map(json_reader& r, Map& map) {
   return true;
 }
 
-// `"name":` for field I of T, known at compile time.
+// `"name":` for field I of T, known at compile time: the writer's key without its comma.
 template <class T, std::size_t I>
-consteval auto quoted_key() {
-  constexpr std::string_view name = reflection<T>::names[I];
-  std::array<char, name.size() + 3> out{};
-  out[0] = '"';
-  for (std::size_t k = 0; k < name.size(); ++k) out[k + 1] = name[k];
-  out[name.size() + 1] = '"';
-  out[name.size() + 2] = ':';
-  return out;
-}
+inline constexpr std::string_view quoted_key{key_prefix_v<T, I>.data() + (I == 0 ? 0 : 1),
+                                             key_prefix_v<T, I>.size() - (I == 0 ? 0 : 1)};
 
-// Per-field readers of T, indexed at run time in O(1).
+// How JSON reads field I of T (field_readers makes the tables).
 template <class T>
 struct json_field_table {
   using R = reflection<T>;
@@ -512,7 +495,7 @@ struct json_field_table {
   // Reads field I if the input is at its key exactly (`"name":`): -1 if not, else ok.
   template <std::size_t I>
   static int read_if_expected(json_reader& r, T& value) {
-    static constexpr auto quoted = quoted_key<T, I>();
+    constexpr std::string_view quoted = quoted_key<T, I>;
     json_cursor& c = r.cursor;
     if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || !equal_bytes<quoted.size()>(c.p, quoted.data()))
       return -1;
@@ -531,11 +514,10 @@ struct json_field_table {
     else
       return read_json(r, member);
   }
-
-  using reader = int (*)(json_reader&, T&);
-  static constexpr auto expected = table_of<reader, R::size>([]<std::size_t I>() { return &read_if_expected<I>; });
-  static constexpr auto read = table_of<reader, R::size>([]<std::size_t I>() { return &read_field<I>; });
 };
+
+template <class T>
+using json_fields = field_readers<T, json_field_table<T>, json_reader>;
 
 template <class T>
 bool read_json_struct(json_reader& r, T& value) {
@@ -562,7 +544,7 @@ bool read_json_struct(json_reader& r, T& value) {
           return true;
         });
       } else {
-        outcome = json_field_table<T>::expected[hint](r, value);
+        outcome = json_fields<T>::expected[hint](r, value);
       }
     }
     std::size_t index = hint;
@@ -580,7 +562,7 @@ bool read_json_struct(json_reader& r, T& value) {
         if (!c.skip_value()) return false;
         continue;
       }
-      outcome = json_field_table<T>::read[index](r, value);
+      outcome = json_fields<T>::read[index](r, value);
     }
     if (outcome == 0) {
       c.err.prepend_path(path_key(R::names[index]));
@@ -602,84 +584,105 @@ bool read_json_struct(json_reader& r, T& value) {
   return true;
 }
 
+inline bool read_json_bool(json_cursor& c, bool& value) {
+  if (*c.p == 't') {
+    value = true;
+    return c.literal("true", 4);
+  }
+  if (*c.p == 'f') {
+    value = false;
+    return c.literal("false", 5);
+  }
+  return json_mismatch(c, "expected true or false");
+}
+
+template <class Enum>
+bool read_json_enum(json_cursor& c, Enum& value) {
+  if constexpr (has_enum_names<Enum>) {
+    if (*c.p == '"') {
+      const char* start = c.p;
+      std::string_view name;
+      if (!c.read_key(name)) return false;
+      return enum_from_name(name, value) || c.fail(errc::unknown_enum_name, start, "unknown enum name");
+    }
+  }
+  std::underlying_type_t<Enum> number{};
+  if (!read_json_integer(c, number)) return false;
+  value = static_cast<Enum>(number);
+  return true;
+}
+
+inline bool read_json_string(json_cursor& c, std::string& value) {
+  if (*c.p != '"') return json_mismatch(c, "expected a string");
+  value.clear();
+  return c.read_string(&value);
+}
+
+inline bool read_json_bytes(json_cursor& c, std::vector<std::byte>& value) {
+  if (*c.p != '"') return json_mismatch(c, "expected a Base64 string");
+  const char* start = c.p;
+  std::string_view text;
+  if (!c.read_key(text)) return false;
+  std::size_t offset = 0;
+  errc code = base64_decode_to(text, value, base64_alphabet::standard, offset);
+  return code == errc::ok || c.fail(code, start + 1 + offset, base64_error_message(code));
+}
+
+// Any JSON value, validated and kept as its text.
+inline bool read_json_raw(json_cursor& c, raw_json& value) {
+  const char* start = c.p;
+  if (!c.skip_value()) return false;
+  value.text.assign(start, static_cast<std::size_t>(c.p - start));
+  return true;
+}
+
+template <class Nullable>
+bool read_json_nullable(json_reader& r, Nullable& value) {
+  json_cursor& c = r.cursor;
+  if (*c.p == 'n') {
+    value.reset();
+    return c.literal("null", 4);
+  }
+  if (reading_allocates(value) && !c.spend(sizeof(typename held<Nullable>::type), c.p)) return false;
+  return read_json(r, object_to_read_into(value));
+}
+
 template <class T>
 bool read_json(json_reader& r, T& value) {
   json_cursor& c = r.cursor;
+  constexpr value_kind kind = kind_v<T>;
   if constexpr (std::is_same_v<T, raw_json>) {
+    return read_json_raw(c, value);
+  } else if constexpr (kind == value_kind::adapted) {
     const char* start = c.p;
-    if (!c.skip_value()) return false;  // validated, not interpreted
-    value.text.assign(start, static_cast<std::size_t>(c.p - start));
-    return true;
-  } else if constexpr (has_adapter<T>) {
-    typename adapter<T>::wire_type wire{};
-    const char* start = c.p;
-    if (!read_json(r, wire)) return false;
-    if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
-      adapter<T>::from_wire(wire, value);
-    } else {
-      if (!adapter<T>::from_wire(wire, value))
-        return c.fail(errc::invalid_value, start, "value refused by savekit::adapter");
-    }
-    return true;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (*c.p == 't') {
-      value = true;
-      return c.literal("true", 4);
-    }
-    if (*c.p == 'f') {
-      value = false;
-      return c.literal("false", 5);
-    }
-    return json_mismatch(c, "expected true or false");
-  } else if constexpr (std::is_enum_v<T>) {
-    if constexpr (has_enum_names<T>) {
-      if (*c.p == '"') {
-        const char* start = c.p;
-        std::string_view name;
-        if (!c.read_key(name)) return false;
-        if (!enum_from_name(name, value)) return c.fail(errc::unknown_enum_name, start, "unknown enum name");
-        return true;
-      }
-    }
-    std::underlying_type_t<T> number{};
-    if (!read_json_integer(c, number)) return false;
-    value = static_cast<T>(number);
-    return true;
-  } else if constexpr (std::is_integral_v<T>) {
+    return read_adapted(
+        value, [&](auto& wire) { return read_json(r, wire); },
+        [&] { return c.fail(errc::invalid_value, start, adapter_refused); });
+  } else if constexpr (kind == value_kind::boolean) {
+    return read_json_bool(c, value);
+  } else if constexpr (kind == value_kind::enumeration) {
+    return read_json_enum(c, value);
+  } else if constexpr (kind == value_kind::integer) {
     return read_json_integer(c, value);
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (kind == value_kind::floating) {
     return read_json_float(c, value);
-  } else if constexpr (std::is_same_v<T, std::string>) {
-    if (*c.p != '"') return json_mismatch(c, "expected a string");
-    value.clear();
-    return c.read_string(&value);
-  } else if constexpr (is_byte_vector<T>) {
-    if (*c.p != '"') return json_mismatch(c, "expected a Base64 string");
-    const char* start = c.p;
-    std::string_view text;
-    if (!c.read_key(text)) return false;
-    std::size_t offset = 0;
-    errc code = base64_decode_to(text, value, base64_alphabet::standard, offset);
-    if (code != errc::ok) return c.fail(code, start + 1 + offset, base64_error_message(code));
-    return true;
-  } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
+  } else if constexpr (kind == value_kind::string && std::is_same_v<T, std::string>) {
+    return read_json_string(c, value);
+  } else if constexpr (kind == value_kind::bytes) {
+    return read_json_bytes(c, value);
+  } else if constexpr (kind == value_kind::fixed_array) {
     return read_json_fixed_array(r, value);
-  } else if constexpr (is_sequence<T>) {
+  } else if constexpr (kind == value_kind::sequence) {
     return read_json_sequence(r, value);
-  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
-    if (*c.p == 'n') {
-      value.reset();
-      return c.literal("null", 4);
-    }
-    if (reading_allocates(value) && !c.spend(sizeof(typename held<T>::type), c.p)) return false;
-    return read_json(r, object_to_read_into(value));
-  } else if constexpr (is_specialization_v<T, std::variant>) {
+  } else if constexpr (kind == value_kind::nullable) {
+    return read_json_nullable(r, value);
+  } else if constexpr (kind == value_kind::variant) {
     return read_json_variant(r, value);
-  } else if constexpr (is_tuple_like<T>) {
+  } else if constexpr (kind == value_kind::tuple) {
     return read_json_tuple(r, value);
-  } else if constexpr (is_map<T>) {
+  } else if constexpr (kind == value_kind::map) {
     return read_json_map(r, value);
-  } else if constexpr (is_reflected<T>) {
+  } else if constexpr (kind == value_kind::structure) {
     return read_json_struct(r, value);
   } else {
     static_assert(always_false<T>, "savekit cannot read this type; see savekit::adapter");

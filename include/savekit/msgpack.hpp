@@ -27,8 +27,10 @@
 
 #include "savekit/base64.hpp"
 #include "savekit/detail/bytes.hpp"
-#include "savekit/detail/json_text.hpp"
 #include "savekit/detail/msgpack_wire.hpp"
+#include "savekit/detail/numbers.hpp"
+#include "savekit/detail/path.hpp"
+#include "savekit/detail/read_rules.hpp"
 #include "savekit/error.hpp"
 #include "savekit/reflect.hpp"
 
@@ -138,48 +140,49 @@ void write_msgpack_struct(Writer& w, const T& value) {
 
 template <class Writer, class T>
 void write_msgpack(Writer& w, const T& value) {
-  if constexpr (has_adapter<T>) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::adapted) {
     write_msgpack(w, adapter<T>::to_wire(value));
-  } else if constexpr (std::is_same_v<T, bool>) {
+  } else if constexpr (kind == value_kind::boolean) {
     w.wire.byte(value ? mp::true_ : mp::false_);
-  } else if constexpr (std::is_enum_v<T>) {
+  } else if constexpr (kind == value_kind::enumeration) {
     if constexpr (has_enum_names<T>) {
       std::string_view name = enum_to_name(value);
       if (!name.empty()) return w.wire.str(name.data(), name.size());
     }
     w.wire.integer(static_cast<std::underlying_type_t<T>>(value));
-  } else if constexpr (std::is_integral_v<T>) {
+  } else if constexpr (kind == value_kind::integer) {
     w.wire.integer(value);
   } else if constexpr (std::is_same_v<T, float>) {
     w.wire.float32(value);
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (kind == value_kind::floating) {
     w.wire.float64(static_cast<double>(value));
-  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+  } else if constexpr (kind == value_kind::string) {
     w.wire.str(value.data(), value.size());
-  } else if constexpr (is_byte_vector<T>) {
+  } else if constexpr (kind == value_kind::bytes) {
     w.wire.bin(value.data(), value.size());
-  } else if constexpr (std::is_array_v<T> || is_std_array<T> || is_sequence<T>) {
+  } else if constexpr (kind == value_kind::fixed_array || kind == value_kind::sequence) {
     if (!w.enter()) return;
     w.wire.array_header(std::size(value));
     for (const auto& element : value) write_msgpack(w, element_value(element));
     w.leave();
-  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
+  } else if constexpr (kind == value_kind::nullable) {
     if (value)
       write_msgpack(w, *value);
     else
       w.wire.byte(mp::nil);
-  } else if constexpr (is_specialization_v<T, std::variant>) {
+  } else if constexpr (kind == value_kind::variant) {
     if (!w.enter()) return;
     w.wire.array_header(2);
     w.wire.unsigned_integer(value.index());
     std::visit([&](const auto& alternative) { write_msgpack(w, alternative); }, value);
     w.leave();
-  } else if constexpr (is_tuple_like<T>) {
+  } else if constexpr (kind == value_kind::tuple) {
     if (!w.enter()) return;
     w.wire.array_header(std::tuple_size_v<T>);
     std::apply([&](const auto&... element) { (write_msgpack(w, element), ...); }, value);
     w.leave();
-  } else if constexpr (is_map<T>) {
+  } else if constexpr (kind == value_kind::map) {
     static_assert(std::is_same_v<typename T::key_type, std::string> || std::is_integral_v<typename T::key_type>,
                   "map keys must be std::string or integers");
     if (!w.enter()) return;
@@ -189,7 +192,7 @@ void write_msgpack(Writer& w, const T& value) {
       write_msgpack(w, mapped);
     }
     w.leave();
-  } else if constexpr (is_reflected<T>) {
+  } else if constexpr (kind == value_kind::structure) {
     static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
     static_assert(keys_are_valid<T>(), "compact keys must be unique and within 0..4095");
     write_msgpack_struct(w, value);
@@ -199,80 +202,80 @@ void write_msgpack(Writer& w, const T& value) {
 }
 
 // ---- reader -----------------------------------------------------------------------------
+//
+// One function per kind of value (value_kind), each short; read_msgpack dispatches. The
+// rules that do not depend on the format (adapters, null gaps, variant switches, repeated
+// map keys, memory accounting) are in detail/read_rules.hpp.
 
 template <class T>
 bool read_msgpack(msgpack_cursor& c, T& value);
+template <class T>
+bool read_msgpack_value(msgpack_cursor& c, T& value);
 
+// The next value is not what the target wants (or is not MessagePack at all).
 inline bool msgpack_mismatch(msgpack_cursor& c, const char* expected) {
   if (*c.p == mp::never_used) return c.fail(errc::invalid_msgpack, c.p, "byte 0xc1 is never used in MessagePack");
   return c.fail(errc::type_mismatch, c.p, expected);
+}
+
+// A typed read that must find its type: another type is a mismatch.
+inline bool required(msgpack_cursor& c, probe found, const char* expected) {
+  return found == probe::read || (found == probe::other_type && msgpack_mismatch(c, expected));
 }
 
 template <class Int>
 bool read_msgpack_wide_integer(msgpack_cursor& c, Int& value) {
   const unsigned char* start = c.p;
   std::uint64_t v = 0;
-  bool negative = false, is_integer = false;
-  if (!c.integer(v, negative, is_integer)) {
-    if (is_integer) return false;
-    return msgpack_mismatch(c, "expected an integer");
-  }
-  if (negative) {
-    auto s = static_cast<std::int64_t>(v);
-    if constexpr (std::is_signed_v<Int>) {
-      if (s < std::numeric_limits<Int>::min()) return c.fail(errc::number_out_of_range, start, "integer out of range");
-      value = static_cast<Int>(s);
-      return true;
-    } else {
-      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
-    }
-  }
-  if (v > static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))
-    return c.fail(errc::number_out_of_range, start, "integer out of range");
-  value = static_cast<Int>(v);
-  return true;
+  bool negative = false;
+  if (!required(c, c.integer(v, negative), "expected an integer")) return false;
+  integer_fit fit = integer_from_magnitude(negative, negative ? 0 - v : v, value);
+  return fit == integer_fit::fits || c.fail(errc::number_out_of_range, start, integer_fit_message(fit));
 }
 
-// Positive fixints (0..127: levels, counts, enums) read inline; the rest out of line. The
-// caller has checked that a byte is there (msgpack_cursor::more()).
+// Positive fixints (0..127: levels, counts, enums) and uint8/16/32 that fit read inline;
+// the rest, and every error, out of line. The caller has checked that a byte is there
+// (msgpack_cursor::more()).
 template <class Int>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
-  if (SAVEKIT_LIKELY(*c.p < 0x80)) {
-    value = static_cast<Int>(*c.p);
+  std::uint8_t marker = *c.p;
+  if (SAVEKIT_LIKELY(marker < 0x80)) {
+    value = static_cast<Int>(marker);
     ++c.p;
     return true;
+  }
+  if (marker >= mp::uint8 && marker <= mp::uint32) {
+    int bytes = 1 << (marker - mp::uint8);  // 1, 2 or 4
+    if (c.remaining() > static_cast<std::size_t>(bytes)) {
+      std::uint64_t v = load_big_endian(c.p + 1, bytes);
+      if (v <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
+        value = static_cast<Int>(v);
+        c.p += 1 + bytes;
+        return true;
+      }
+    }
   }
   return read_msgpack_wide_integer(c, value);
 }
 
+// A float or double from float32, float64 or any integer.
 template <class Float>
 bool read_msgpack_float(msgpack_cursor& c, Float& value) {
   const unsigned char* start = c.p;
-  std::uint64_t bits = 0;
-  if (*c.p == mp::float32) {
-    if (!c.field(4, bits)) return false;
-    float f = 0;
-    auto b32 = static_cast<std::uint32_t>(bits);
-    std::memcpy(&f, &b32, 4);
-    value = static_cast<Float>(f);
-    return true;
-  }
-  if (*c.p == mp::float64) {
-    if (!c.field(8, bits)) return false;
-    double d = 0;
-    std::memcpy(&d, &bits, 8);
+  double d = 0;
+  bool single = false;
+  if (probe found = c.floating(d, single); found != probe::other_type) {
+    if (found == probe::failed) return false;
     if constexpr (std::is_same_v<Float, float>) {
-      if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+      if (!single && std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
         return c.fail(errc::number_out_of_range, start, "number out of range for float");
     }
     value = static_cast<Float>(d);
     return true;
   }
-  bool negative = false, is_integer = false;
-  if (!c.integer(bits, negative, is_integer)) {
-    if (is_integer) return false;
-    return msgpack_mismatch(c, "expected a number");
-  }
+  std::uint64_t bits = 0;
+  bool negative = false;
+  if (!required(c, c.integer(bits, negative), "expected a number")) return false;
   value = negative ? static_cast<Float>(static_cast<std::int64_t>(bits)) : static_cast<Float>(bits);
   return true;
 }
@@ -283,14 +286,74 @@ inline bool read_msgpack_nil(msgpack_cursor& c) {
   return true;
 }
 
-// Reads an array header, requiring an array.
-inline bool read_msgpack_array_header(msgpack_cursor& c, std::uint64_t& count, const char* expected) {
-  char kind = 0;
-  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, expected);
-  if (kind != 'a') return c.fail(errc::type_mismatch, c.p - 1, expected);
+inline bool read_msgpack_bool(msgpack_cursor& c, bool& value) {
+  if (*c.p != mp::true_ && *c.p != mp::false_) return msgpack_mismatch(c, "expected true or false");
+  value = *c.p++ == mp::true_;
   return true;
 }
 
+// A str or bin payload as text (kind tells which).
+inline probe read_msgpack_payload(msgpack_cursor& c, std::string_view& text, payload_kind& kind) {
+  const unsigned char* data = nullptr;
+  std::uint64_t length = 0;
+  probe found = c.string_or_binary(data, length, kind);
+  if (found == probe::read)
+    text = std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+  return found;
+}
+
+template <class Enum>
+bool read_msgpack_enum(msgpack_cursor& c, Enum& value) {
+  if constexpr (has_enum_names<Enum>) {
+    const unsigned char* start = c.p;
+    std::string_view name;
+    payload_kind kind{};
+    if (probe found = read_msgpack_payload(c, name, kind); found != probe::other_type) {
+      if (found == probe::failed) return false;
+      return enum_from_name(name, value) || c.fail(errc::unknown_enum_name, start, "unknown enum name");
+    }
+  }
+  std::underlying_type_t<Enum> number{};
+  if (!read_msgpack_integer(c, number)) return false;
+  value = static_cast<Enum>(number);
+  return true;
+}
+
+inline bool read_msgpack_string(msgpack_cursor& c, std::string& value) {
+  std::string_view text;
+  payload_kind kind{};
+  if (!required(c, read_msgpack_payload(c, text, kind), "expected a string")) return false;
+  value.assign(text.data(), text.size());
+  return true;
+}
+
+inline bool read_msgpack_bytes(msgpack_cursor& c, std::vector<std::byte>& value) {
+  std::string_view payload;
+  payload_kind kind{};
+  if (!required(c, read_msgpack_payload(c, payload, kind), "expected binary data")) return false;
+  if (kind == payload_kind::str) {
+    // A str where binary data belongs: MessagePack that went through JSON (where bytes
+    // are Base64 text) and back. Decoded as the JSON reader and the transcoder do.
+    std::size_t offset = 0;
+    errc code = base64_decode_to(payload, value, base64_alphabet::standard, offset);
+    if (code != errc::ok)
+      return c.fail(code, reinterpret_cast<const unsigned char*>(payload.data()) + offset, base64_error_message(code));
+    return true;
+  }
+  value.resize(payload.size());
+  if (!payload.empty()) std::memcpy(value.data(), payload.data(), payload.size());
+  return true;
+}
+
+// An array or map header of the kind wanted.
+inline bool read_msgpack_header(msgpack_cursor& c, container_kind wanted, std::uint64_t& count, const char* expected) {
+  container_kind kind{};
+  if (!required(c, c.container(count, kind), expected)) return false;
+  if (kind != wanted) return c.fail(errc::type_mismatch, c.p - 1, expected);
+  return true;
+}
+
+// Elements [0, count) of a container that already has them.
 template <class T>
 bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -302,6 +365,39 @@ bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count)
   return true;
 }
 
+// An array of exactly n elements (fixed arrays, tuples): read_all() reads them.
+template <std::size_t n, class ReadAll>
+bool read_msgpack_fixed_elements(msgpack_cursor& c, const char* length_differs, ReadAll read_all) {
+  const unsigned char* start = c.p;
+  std::uint64_t count = 0;
+  if (!read_msgpack_header(c, container_kind::array, count, "expected an array")) return false;
+  if (count != n) return c.fail(errc::length_mismatch, start, length_differs);
+  if (!c.enter(start) || !read_all()) return false;
+  c.leave();
+  return true;
+}
+
+template <class Array>
+bool read_msgpack_fixed_array(msgpack_cursor& c, Array& array) {
+  constexpr std::size_t n = fixed_size<Array>();
+  return read_msgpack_fixed_elements<n>(c, "array length differs from the fixed-size target",
+                                        [&] { return read_msgpack_elements(c, array, n); });
+}
+
+template <class Tuple>
+bool read_msgpack_tuple(msgpack_cursor& c, Tuple& tuple) {
+  constexpr std::size_t n = std::tuple_size_v<Tuple>;
+  return read_msgpack_fixed_elements<n>(c, "array length differs from the tuple", [&] {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      std::size_t failed = n;
+      bool all = ((read_msgpack(c, std::get<I>(tuple)) || (failed = I, false)) && ...);
+      if (!all) c.err.prepend_path(path_index(failed));
+      return all;
+    }
+    (std::make_index_sequence<n>{});
+  });
+}
+
 // The elements of a sequence of count elements. Existing elements are read into (reusing
 // their capacity); new ones are added as they arrive, after a reservation bounded by
 // max_reserved_bytes — a header's count alone (which may be a lie) never allocates
@@ -311,29 +407,135 @@ inline constexpr std::size_t max_reserved_bytes = std::size_t{1} << 20;
 template <class Sequence>
 bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
   using Element = typename Sequence::value_type;
-  if (count <= sequence.size()) {
+  if constexpr (std::is_same_v<Element, bool>) {  // std::vector<bool> has no bool& to read into
     sequence.resize(static_cast<std::size_t>(count));
-    return read_msgpack_elements(c, sequence, count);
-  }
-  std::size_t existing = sequence.size();
-  if (!read_msgpack_elements(c, sequence, existing)) return false;
-  if constexpr (requires { sequence.reserve(std::size_t{}); }) {
-    constexpr std::uint64_t cap = max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
-    std::uint64_t wanted = count < existing + cap ? count : existing + cap;
-    if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
-  }
-  for (std::uint64_t i = existing; i < count; ++i) {
-    if (!c.spend(sizeof(Element), c.p)) return false;
-    sequence.emplace_back();
-    if (!read_msgpack(c, sequence.back())) {
-      c.err.prepend_path(path_index(i));
-      return false;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      bool element = false;
+      if (!read_msgpack(c, element)) {
+        c.err.prepend_path(path_index(i));
+        return false;
+      }
+      sequence[i] = element;
     }
+    return true;
+  } else {
+    if (count <= sequence.size()) {
+      sequence.resize(static_cast<std::size_t>(count));
+      return read_msgpack_elements(c, sequence, count);
+    }
+    std::size_t existing = sequence.size();
+    if (!read_msgpack_elements(c, sequence, existing)) return false;
+    if constexpr (requires { sequence.reserve(std::size_t{}); }) {
+      constexpr std::uint64_t cap =
+          max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
+      std::uint64_t wanted = count < existing + cap ? count : existing + cap;
+      if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
+    }
+    for (std::uint64_t i = existing; i < count; ++i) {
+      if (!c.spend(sizeof(Element), c.p)) return false;
+      sequence.emplace_back();
+      if (!read_msgpack(c, sequence.back())) {
+        c.err.prepend_path(path_index(i));
+        return false;
+      }
+    }
+    return true;
   }
+}
+
+template <class Sequence>
+bool read_msgpack_sequence(msgpack_cursor& c, Sequence& sequence) {
+  const unsigned char* start = c.p;
+  std::uint64_t count = 0;
+  if (!read_msgpack_header(c, container_kind::array, count, "expected an array")) return false;
+  if (!c.enter(start) || !read_msgpack_sequence_elements(c, sequence, count)) return false;
+  c.leave();
   return true;
 }
 
-// Per-field readers of T for the map form, indexed at run time in O(1).
+template <class Nullable>
+bool read_msgpack_nullable(msgpack_cursor& c, Nullable& value) {
+  if (read_msgpack_nil(c)) {
+    value.reset();
+    return true;
+  }
+  if (reading_allocates(value) && !c.spend(sizeof(typename held<Nullable>::type), c.p)) return false;
+  return read_msgpack(c, object_to_read_into(value));
+}
+
+template <class Variant>
+bool read_msgpack_variant(msgpack_cursor& c, Variant& variant) {
+  const unsigned char* start = c.p;
+  std::uint64_t count = 0;
+  if (!read_msgpack_header(c, container_kind::array, count, "expected a [index, value] array")) return false;
+  if (count != 2) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
+  if (!c.enter(start) || !c.more()) return false;
+  const unsigned char* index_at = c.p;
+  std::size_t index = 0;
+  if (!read_msgpack_integer(c, index)) return false;
+  if (index >= std::variant_size_v<Variant>)
+    return c.fail(errc::unknown_variant_index, index_at, "variant index out of range");
+  if (!read_variant_alternative(variant, index, [&](auto& alternative) { return read_msgpack(c, alternative); })) {
+    c.err.prepend_path("[1]");
+    return false;
+  }
+  c.leave();
+  return true;
+}
+
+// A map key. Integer keys may also come as decimal strings: MessagePack that went through
+// JSON (whose keys are strings) and back, as the JSON reader takes them.
+template <class Key>
+bool read_msgpack_map_key(msgpack_cursor& c, Key& key) {
+  if constexpr (std::is_integral_v<Key>) {
+    const unsigned char* at = c.p;
+    std::string_view text;
+    payload_kind kind{};
+    if (probe found = read_msgpack_payload(c, text, kind); found != probe::other_type) {
+      if (found == probe::failed) return false;
+      if (kind != payload_kind::str || !integer_key_from_text(text, key))
+        return c.fail(errc::type_mismatch, at, "expected an integer key");
+      return true;
+    }
+  }
+  return read_msgpack(c, key);
+}
+
+template <class Map>
+bool read_msgpack_map(msgpack_cursor& c, Map& map) {
+  const unsigned char* start = c.p;
+  std::uint64_t count = 0;
+  if (!read_msgpack_header(c, container_kind::map, count, "expected a map")) return false;
+  if (!c.enter(start)) return false;
+  map.clear();
+  for (std::uint64_t entry = 0; entry < count; ++entry) {
+    typename Map::key_type key{};
+    if (!c.more() || !read_msgpack_map_key(c, key) || !c.more()) return false;
+    if (!c.spend(map_node_size<Map>, c.p)) return false;
+    auto& [stored_key, mapped] = map_entry_for(map, std::move(key));
+    if (!read_msgpack(c, mapped)) {
+      if constexpr (std::is_same_v<typename Map::key_type, std::string>)
+        c.err.prepend_path(path_key(stored_key));
+      else
+        c.err.prepend_path("[" + std::to_string(stored_key) + "]");
+      return false;
+    }
+  }
+  c.leave();
+  return true;
+}
+
+// A member of a struct, whose first byte is there. Integers, the most common members,
+// are read inline rather than through a call per value.
+template <class M>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_member(msgpack_cursor& c, M& member) {
+  if constexpr (kind_v<M> == value_kind::integer)
+    return read_msgpack_integer(c, member);
+  else
+    return read_msgpack_value(c, member);
+}
+
+// How the map form reads field I of T (field_readers makes the tables).
 template <class T>
 struct msgpack_field_table {
   using R = reflection<T>;
@@ -344,17 +546,16 @@ struct msgpack_field_table {
     using key = msgpack_key<T, I>;
     if (c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return -1;
     c.p += key::size;
-    return read_msgpack(c, R::template get<I>(value));
+    return c.more() && read_msgpack_member(c, R::template get<I>(value));
   }
   template <std::size_t I>
   static int read_field(msgpack_cursor& c, T& value) {
-    return read_msgpack(c, R::template get<I>(value));
+    return c.more() && read_msgpack_member(c, R::template get<I>(value));
   }
-
-  using reader = int (*)(msgpack_cursor&, T&);
-  static constexpr auto expected = table_of<reader, R::size>([]<std::size_t I>() { return &read_if_expected<I>; });
-  static constexpr auto read = table_of<reader, R::size>([]<std::size_t I>() { return &read_field<I>; });
 };
+
+template <class T>
+using msgpack_fields = field_readers<T, msgpack_field_table<T>, msgpack_cursor>;
 
 template <class T>
 constexpr bool compact_keys_in_order() {
@@ -369,300 +570,160 @@ template <std::size_t I, class T>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_slot(msgpack_cursor& c, T& value) {
   if (!c.more()) return false;
   auto& field = reflection<T>::template get<I>(value);
-  using Field = std::remove_cvref_t<decltype(field)>;
-  if constexpr (!is_specialization_v<Field, std::optional> && !is_smart_pointer<Field>) {
+  if constexpr (!can_hold_null<std::remove_cvref_t<decltype(field)>>) {
     if (read_msgpack_nil(c)) return true;
   }
-  if (read_msgpack(c, field)) return true;
+  if (read_msgpack_member(c, field)) return true;
   c.err.prepend_path(path_key(reflection<T>::names[I]));
   return false;
 }
 
-// Every slot of the compact form, in order, unrolled at compile time — in WebAssembly
-// builds only, where the per-slot run-time dispatch costs most: there it halved the
-// compact read of the seed's Status; natively (g++ 12) study A's MessagePack loads ran
-// 10–20% slower with it, map form included, so native builds keep the loop.
-#if defined(__EMSCRIPTEN__)
-inline constexpr bool unroll_compact_reads = true;
-#else
-inline constexpr bool unroll_compact_reads = false;
-#endif
-
+// Every slot of the compact form, in order, unrolled at compile time.
 template <class T>
 bool read_msgpack_compact_in_order(msgpack_cursor& c, T& value) {
   auto read_all = [&]<std::size_t... I>(std::index_sequence<I...>) {
     return (read_msgpack_compact_slot<I>(c, value) && ...);
   };
-  if (!read_all(std::make_index_sequence<reflection<T>::size>{})) return false;
-  c.leave();
+  return read_all(std::make_index_sequence<reflection<T>::size>{});
+}
+
+// The compact form: element i is the field whose key is i.
+template <class T>
+bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count) {
+  using R = reflection<T>;
+  constexpr std::size_t n = R::size;
+  // What savekit writes for a type without renumbered keys: every field, in order. Read
+  // with the fields unrolled at compile time, not dispatched per slot at run time.
+  if constexpr (compact_keys_in_order<T>()) {
+    if (count == n) return read_msgpack_compact_in_order(c, value);
+  }
+  for (std::uint64_t slot = 0; slot < count; ++slot) {
+    std::size_t index = find_field_by_key<T>(slot);
+    if (!c.more()) return false;
+    if (index == n) {
+      if (!c.skip_value()) return false;  // a removed field's nil, or a newer field we do not know
+      continue;
+    }
+    bool ok = with_index<n>(index, [&](auto i) {
+      auto& field = R::template get<i.value>(value);
+      if constexpr (!can_hold_null<std::remove_cvref_t<decltype(field)>>) {
+        if (read_msgpack_nil(c)) return true;
+      }
+      return read_msgpack(c, field);
+    });
+    if (!ok) {
+      c.err.prepend_path(path_key(R::names[index]));
+      return false;
+    }
+  }
+  return true;
+}
+
+// The map form: fields by name, in any order; unknown names are skipped.
+template <class T>
+bool read_msgpack_struct_members(msgpack_cursor& c, T& value, std::uint64_t count) {
+  using R = reflection<T>;
+  constexpr std::size_t n = R::size;
+  std::size_t hint = 0;
+  for (std::uint64_t entry = 0; entry < count; ++entry) {
+    if (!c.more()) return false;
+    // Fast path: the key expected next, compared with its encoding known at compile time.
+    int outcome = hint < n ? msgpack_fields<T>::expected[hint](c, value) : -1;
+    std::size_t index = hint;
+    if (outcome < 0) {
+      std::string_view key;
+      payload_kind kind{};
+      probe found = read_msgpack_payload(c, key, kind);
+      if (found == probe::failed) return false;
+      if (found == probe::other_type) {  // an integer key etc.: not a field
+        if (!c.skip_value() || !c.skip_value()) return false;
+        continue;
+      }
+      if (!c.more()) return false;
+      index = find_field<T>(key, hint);
+      if (index == n) {
+        if (!c.skip_value()) return false;
+        continue;
+      }
+      outcome = msgpack_fields<T>::read[index](c, value);
+    }
+    if (outcome == 0) {
+      c.err.prepend_path(path_key(R::names[index]));
+      return false;
+    }
+    hint = index + 1;
+  }
   return true;
 }
 
 template <class T>
 bool read_msgpack_struct(msgpack_cursor& c, T& value) {
-  using R = reflection<T>;
-  constexpr std::size_t n = R::size;
   const unsigned char* start = c.p;
-  std::uint64_t count = 0;
-  char kind = 0;
-  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map or an array");
-  if (!c.enter(start)) return false;
-  if (kind == 'a') {  // compact form: element i is the field with key i
-    // What savekit writes for a type without renumbered keys: every field, in order. Read
-    // with the fields unrolled at compile time, not dispatched per slot at run time.
-    if constexpr (unroll_compact_reads && compact_keys_in_order<T>()) {
-      if (count == n) return read_msgpack_compact_in_order(c, value);
-    }
-    for (std::uint64_t slot = 0; slot < count; ++slot) {
-      std::size_t index = find_field_by_key<T>(slot);
-      if (!c.more()) return false;
-      if (index == n) {
-        if (!c.skip_value()) return false;  // a removed field's nil, or a newer field we do not know
-        continue;
-      }
-      bool ok = with_index<n>(index, [&](auto i) {
-        auto& field = R::template get<i.value>(value);
-        using Field = std::remove_cvref_t<decltype(field)>;
-        // nil in a slot marks a gap (a field another version does not have): a field
-        // that cannot hold nil keeps its value.
-        if constexpr (!is_specialization_v<Field, std::optional> && !is_smart_pointer<Field>) {
-          if (read_msgpack_nil(c)) return true;
-        }
-        return read_msgpack(c, field);
-      });
-      if (!ok) {
-        c.err.prepend_path(path_key(R::names[index]));
-        return false;
-      }
-    }
-  } else {
-    std::size_t hint = 0;
-    for (std::uint64_t entry = 0; entry < count; ++entry) {
-      if (!c.more()) return false;
-      // Fast path: the key expected next, compared with its encoding known at compile time.
-      int outcome = hint < n ? msgpack_field_table<T>::expected[hint](c, value) : -1;
-      std::size_t index = hint;
-      if (outcome < 0) {
-        const unsigned char* data = nullptr;
-        std::uint64_t length = 0;
-        char key_kind = 0;
-        if (!c.string_or_binary(data, length, key_kind)) {
-          if (key_kind != 0) return false;                       // a broken str or bin
-          if (!c.skip_value() || !c.skip_value()) return false;  // an integer key etc.: not a field
-          continue;
-        }
-        std::string_view key(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
-        if (!c.more()) return false;
-        index = find_field<T>(key, hint);
-        if (index == n) {
-          if (!c.skip_value()) return false;
-          continue;
-        }
-        outcome = msgpack_field_table<T>::read[index](c, value);
-      }
-      if (outcome == 0) {
-        c.err.prepend_path(path_key(R::names[index]));
-        return false;
-      }
-      hint = index + 1;
-    }
-  }
-  c.leave();
-  return true;
-}
-
-// A map key. Integer keys may also come as decimal strings: MessagePack that went through
-// JSON (whose keys are strings) and back, as the JSON reader takes them.
-template <class Key>
-bool read_msgpack_map_key(msgpack_cursor& c, Key& key) {
-  if constexpr (std::is_integral_v<Key>) {
-    const unsigned char* at = c.p;
-    const unsigned char* data = nullptr;
-    std::uint64_t length = 0;
-    char kind = 0;
-    if (c.string_or_binary(data, length, kind)) {
-      std::string_view text(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
-      if (kind != 's' || !integer_key_from_text(text, key))
-        return c.fail(errc::type_mismatch, at, "expected an integer key");
+  constexpr std::size_t n = reflection<T>::size;
+  if constexpr (n < 16 && compact_keys_in_order<T>()) {
+    // What the compact form of a small struct is: a fixarray of every field, in order. One
+    // byte says so; each slot still checks that its bytes are there.
+    if (*c.p == (0x90 | n)) {
+      ++c.p;
+      if (!c.enter(start) || !read_msgpack_compact_in_order(c, value)) return false;
+      c.leave();
       return true;
     }
-    if (kind != 0) return false;
   }
-  return read_msgpack(c, key);
-}
-
-template <class Map>
-bool read_msgpack_map(msgpack_cursor& c, Map& map) {
-  using Key = typename Map::key_type;
-  const unsigned char* start = c.p;
   std::uint64_t count = 0;
-  char kind = 0;
-  if (!c.container(count, kind)) return kind != 0 ? false : msgpack_mismatch(c, "expected a map");
-  if (kind != 'm') return c.fail(errc::type_mismatch, start, "expected a map");
-  if (!c.enter(start)) return false;
-  map.clear();
-  for (std::uint64_t entry = 0; entry < count; ++entry) {
-    if (!c.more()) return false;
-    Key key{};
-    if (!read_msgpack_map_key(c, key)) return false;
-    if (!c.more()) return false;
-    if (!c.spend(map_node_size<Map>, c.p)) return false;
-    auto [it, inserted] = map.try_emplace(std::move(key));
-    if (!inserted) it->second = typename Map::mapped_type{};  // a repeated key: the last one wins
-    if (!read_msgpack(c, it->second)) {
-      if constexpr (std::is_same_v<Key, std::string>)
-        c.err.prepend_path(path_key(it->first));
-      else
-        c.err.prepend_path("[" + std::to_string(it->first) + "]");
-      return false;
-    }
-  }
+  container_kind kind{};
+  if (!required(c, c.container(count, kind), "expected a map or an array") || !c.enter(start)) return false;
+  bool ok = kind == container_kind::array ? read_msgpack_struct_slots(c, value, count)
+                                          : read_msgpack_struct_members(c, value, count);
+  if (!ok) return false;
   c.leave();
   return true;
 }
 
+// A value of T at the cursor, which has at least one byte left.
 template <class T>
-bool read_msgpack(msgpack_cursor& c, T& value) {
-  if (!c.more()) return false;
-  if constexpr (has_adapter<T>) {
-    typename adapter<T>::wire_type wire{};
+bool read_msgpack_value(msgpack_cursor& c, T& value) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::adapted) {
     const unsigned char* start = c.p;
-    if (!read_msgpack(c, wire)) return false;
-    if (!adapter_from_wire(wire, value)) return c.fail(errc::invalid_value, start, adapter_refused);
-    return true;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (*c.p == mp::true_ || *c.p == mp::false_) {
-      value = *c.p++ == mp::true_;
-      return true;
-    }
-    return msgpack_mismatch(c, "expected true or false");
-  } else if constexpr (std::is_enum_v<T>) {
-    if constexpr (has_enum_names<T>) {
-      const unsigned char* start = c.p;
-      const unsigned char* data = nullptr;
-      std::uint64_t length = 0;
-      char kind = 0;
-      if (c.string_or_binary(data, length, kind)) {
-        std::string_view name(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
-        if (!enum_from_name(name, value)) return c.fail(errc::unknown_enum_name, start, "unknown enum name");
-        return true;
-      }
-      if (kind != 0) return false;
-    }
-    std::underlying_type_t<T> number{};
-    if (!read_msgpack_integer(c, number)) return false;
-    value = static_cast<T>(number);
-    return true;
-  } else if constexpr (std::is_integral_v<T>) {
+    return read_adapted(
+        value, [&](auto& wire) { return read_msgpack(c, wire); },
+        [&] { return c.fail(errc::invalid_value, start, adapter_refused); });
+  } else if constexpr (kind == value_kind::boolean) {
+    return read_msgpack_bool(c, value);
+  } else if constexpr (kind == value_kind::enumeration) {
+    return read_msgpack_enum(c, value);
+  } else if constexpr (kind == value_kind::integer) {
     return read_msgpack_integer(c, value);
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (kind == value_kind::floating) {
     return read_msgpack_float(c, value);
-  } else if constexpr (std::is_same_v<T, std::string> || is_byte_vector<T>) {
-    const unsigned char* data = nullptr;
-    std::uint64_t length = 0;
-    char kind = 0;
-    if (!c.string_or_binary(data, length, kind))
-      return kind != 0
-                 ? false
-                 : msgpack_mismatch(c, std::is_same_v<T, std::string> ? "expected a string" : "expected binary data");
-    if constexpr (is_byte_vector<T>) {
-      if (kind == 's') {
-        // A str where binary data belongs: MessagePack that went through JSON (where bytes
-        // are Base64 text) and back. Decoded as the JSON reader and the transcoder do.
-        std::string_view text(reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
-        std::size_t offset = 0;
-        errc code = base64_decode_to(text, value, base64_alphabet::standard, offset);
-        if (code != errc::ok) return c.fail(code, data + offset, base64_error_message(code));
-        return true;
-      }
-    }
-    value.resize(static_cast<std::size_t>(length));
-    if (length != 0) std::memcpy(value.data(), data, static_cast<std::size_t>(length));
-    return true;
-  } else if constexpr (std::is_array_v<T> || is_std_array<T>) {
-    constexpr std::size_t n = fixed_size<T>();
-    const unsigned char* start = c.p;
-    std::uint64_t count = 0;
-    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
-    if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the fixed-size target");
-    if (!c.enter(start)) return false;
-    if (!read_msgpack_elements(c, value, count)) return false;
-    c.leave();
-    return true;
-  } else if constexpr (is_sequence<T>) {
-    const unsigned char* start = c.p;
-    std::uint64_t count = 0;
-    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
-    if (!c.enter(start)) return false;
-    if constexpr (std::is_same_v<typename T::value_type, bool>) {
-      value.resize(static_cast<std::size_t>(count));
-      for (std::uint64_t i = 0; i < count; ++i) {
-        bool element = false;
-        if (!read_msgpack(c, element)) {
-          c.err.prepend_path(path_index(i));
-          return false;
-        }
-        value[i] = element;
-      }
-    } else if (!read_msgpack_sequence_elements(c, value, count)) {
-      return false;
-    }
-    c.leave();
-    return true;
-  } else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>) {
-    if (read_msgpack_nil(c)) {
-      value.reset();
-      return true;
-    }
-    if (reading_allocates(value) && !c.spend(sizeof(typename held<T>::type), c.p)) return false;
-    return read_msgpack(c, object_to_read_into(value));
-  } else if constexpr (is_specialization_v<T, std::variant>) {
-    constexpr std::size_t n = std::variant_size_v<T>;
-    const unsigned char* start = c.p;
-    std::uint64_t count = 0;
-    if (!read_msgpack_array_header(c, count, "expected a [index, value] array")) return false;
-    if (count != 2) return c.fail(errc::length_mismatch, start, "expected a [index, value] array");
-    if (!c.enter(start)) return false;
-    if (!c.more()) return false;
-    const unsigned char* index_at = c.p;
-    std::size_t index = 0;
-    if (!read_msgpack_integer(c, index)) return false;
-    if (index >= n) return c.fail(errc::unknown_variant_index, index_at, "variant index out of range");
-    bool ok = with_index<n>(index, [&](auto i) {
-      if (value.index() != i.value) value.template emplace<i.value>();
-      return read_msgpack(c, std::get<i.value>(value));
-    });
-    if (!ok) {
-      c.err.prepend_path("[1]");
-      return false;
-    }
-    c.leave();
-    return true;
-  } else if constexpr (is_tuple_like<T>) {
-    constexpr std::size_t n = std::tuple_size_v<T>;
-    const unsigned char* start = c.p;
-    std::uint64_t count = 0;
-    if (!read_msgpack_array_header(c, count, "expected an array")) return false;
-    if (count != n) return c.fail(errc::length_mismatch, start, "array length differs from the tuple");
-    if (!c.enter(start)) return false;
-    bool ok = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      std::size_t failed = n;
-      bool all = ((read_msgpack(c, std::get<I>(value)) || (failed = I, false)) && ...);
-      if (!all) c.err.prepend_path(path_index(failed));
-      return all;
-    }
-    (std::make_index_sequence<n>{});
-    if (!ok) return false;
-    c.leave();
-    return true;
-  } else if constexpr (is_map<T>) {
+  } else if constexpr (kind == value_kind::string && std::is_same_v<T, std::string>) {
+    return read_msgpack_string(c, value);
+  } else if constexpr (kind == value_kind::bytes) {
+    return read_msgpack_bytes(c, value);
+  } else if constexpr (kind == value_kind::fixed_array) {
+    return read_msgpack_fixed_array(c, value);
+  } else if constexpr (kind == value_kind::sequence) {
+    return read_msgpack_sequence(c, value);
+  } else if constexpr (kind == value_kind::nullable) {
+    return read_msgpack_nullable(c, value);
+  } else if constexpr (kind == value_kind::variant) {
+    return read_msgpack_variant(c, value);
+  } else if constexpr (kind == value_kind::tuple) {
+    return read_msgpack_tuple(c, value);
+  } else if constexpr (kind == value_kind::map) {
     return read_msgpack_map(c, value);
-  } else if constexpr (is_reflected<T>) {
+  } else if constexpr (kind == value_kind::structure) {
     return read_msgpack_struct(c, value);
   } else {
     static_assert(msgpack_always_false<T>, "savekit cannot read this type; see savekit::adapter");
     return false;
   }
+}
+
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack(msgpack_cursor& c, T& value) {
+  return c.more() && read_msgpack_value(c, value);
 }
 
 inline std::span<const std::byte> as_byte_span(std::string_view text) {

@@ -298,6 +298,64 @@ concept is_reflected_aggregate = std::is_class_v<T> && std::is_aggregate_v<T> &&
 template <class T>
 concept is_reflected = (is_declared<T> && !has_adapter<T>) || is_reflected_aggregate<T>;
 
+// What kind of value a T is, decided in one place for every codec's reader and writer and
+// every compile-time walk. The order of the tests is the rule: an adapter wins over
+// everything; strings and byte vectors before sequences; fixed arrays before sequences.
+enum class value_kind : std::uint8_t {
+  adapted,  // savekit::adapter<T>: read and written as its wire type
+  boolean,
+  enumeration,  // by name when it has names, else its number
+  integer,
+  floating,
+  string,       // std::string (and std::string_view, written only)
+  bytes,        // std::vector<std::byte>
+  fixed_array,  // C arrays and std::array: exactly N elements
+  sequence,     // vector, deque, list, ...
+  nullable,     // optional, unique_ptr, shared_ptr: null or the value
+  variant,      // [index, value]
+  tuple,        // tuple and pair: a fixed-length array
+  map,          // string or integer keys
+  structure,    // reflected: an aggregate or a declared type
+  unsupported,
+};
+
+template <class T>
+consteval value_kind kind_of() {
+  if constexpr (has_adapter<T>)
+    return value_kind::adapted;
+  else if constexpr (std::is_same_v<T, bool>)
+    return value_kind::boolean;
+  else if constexpr (std::is_enum_v<T>)
+    return value_kind::enumeration;
+  else if constexpr (std::is_integral_v<T>)
+    return value_kind::integer;
+  else if constexpr (std::is_floating_point_v<T>)
+    return value_kind::floating;
+  else if constexpr (is_string<T> || std::is_same_v<T, std::string_view>)
+    return value_kind::string;
+  else if constexpr (is_byte_vector<T>)
+    return value_kind::bytes;
+  else if constexpr (std::is_array_v<T> || is_std_array<T>)
+    return value_kind::fixed_array;
+  else if constexpr (is_sequence<T>)
+    return value_kind::sequence;
+  else if constexpr (is_specialization_v<T, std::optional> || is_smart_pointer<T>)
+    return value_kind::nullable;
+  else if constexpr (is_specialization_v<T, std::variant>)
+    return value_kind::variant;
+  else if constexpr (is_tuple_like<T>)
+    return value_kind::tuple;
+  else if constexpr (is_map<T>)
+    return value_kind::map;
+  else if constexpr (is_reflected<T>)
+    return value_kind::structure;
+  else
+    return value_kind::unsupported;
+}
+
+template <class T>
+inline constexpr value_kind kind_v = kind_of<T>();
+
 template <class T>
 struct reflection;
 
@@ -424,51 +482,9 @@ constexpr std::size_t find_field_by_key(std::size_t key) {
   return keys.size();
 }
 
-inline constexpr const char* adapter_refused = "value refused by savekit::adapter";
-
-// Calls adapter<T>::from_wire, which may return void or bool; false if it refused.
-template <class T, class Wire>
-bool adapter_from_wire(const Wire& wire, T& value) {
-  if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
-    adapter<T>::from_wire(wire, value);
-    return true;
-  } else {
-    return static_cast<bool>(adapter<T>::from_wire(wire, value));
-  }
-}
-
 // What a map entry costs a reader's memory budget: the key and value, and a node's links.
 template <class Map>
 inline constexpr std::uint64_t map_node_size = sizeof(typename Map::value_type) + 4 * sizeof(void*);
-
-// Whether reading into holder (an optional or a smart pointer) allocates a new object.
-template <class Holder>
-bool reading_allocates(const Holder& holder) {
-  if constexpr (is_specialization_v<Holder, std::shared_ptr>)
-    return !holder || holder.use_count() > 1;
-  else if constexpr (is_specialization_v<Holder, std::unique_ptr>)
-    return !holder;
-  else
-    return false;  // an optional holds its value inline
-}
-
-// The object an optional or smart pointer holds, for a reader to read into: created
-// (value-initialized) if there is none. A shared_ptr whose object has other owners gets
-// a new object of its own — reading into the shared one would change it for the others
-// (an equipped item that is also in the inventory, an object the game still holds).
-template <class Holder>
-auto& object_to_read_into(Holder& holder) {
-  using Element = std::remove_cvref_t<decltype(*holder)>;
-  if constexpr (is_specialization_v<Holder, std::shared_ptr>) {
-    if (!holder || holder.use_count() > 1) holder = std::make_shared<Element>();
-  } else if (!holder) {
-    if constexpr (is_specialization_v<Holder, std::optional>)
-      holder.emplace();
-    else
-      holder = std::make_unique<Element>();
-  }
-  return *holder;
-}
 
 // ---- nesting depth ----------------------------------------------------------------------
 

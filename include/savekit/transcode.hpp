@@ -46,30 +46,34 @@ bool transcode_float(msgpack_cursor& c, json_writer& w, Float value, const unsig
   return true;
 }
 
+// A MessagePack integer (negative: v is its two's complement) as JSON digits.
+inline void transcode_integer(json_writer& w, std::uint64_t v, bool negative) {
+  char* p = w.out.reserve(24);
+  char* e = negative ? write_integer(p, static_cast<std::int64_t>(v)) : write_unsigned(p, v);
+  w.out.advance(static_cast<std::size_t>(e - p));
+}
+
 inline bool transcode_msgpack_key(msgpack_cursor& c, json_writer& w) {
   const unsigned char* at = c.p;
-  const unsigned char* data = nullptr;
-  std::uint64_t length = 0;
-  char kind = 0;
-  if (c.string_or_binary(data, length, kind)) {
-    if (kind != 's') return c.fail(errc::unsupported_type, at, "binary map keys have no JSON form");
-    if (find_invalid_utf8(reinterpret_cast<const char*>(data), length) != length)
+  std::string_view text;
+  payload_kind kind{};
+  if (probe found = read_msgpack_payload(c, text, kind); found != probe::other_type) {
+    if (found == probe::failed) return false;
+    if (kind != payload_kind::str) return c.fail(errc::unsupported_type, at, "binary map keys have no JSON form");
+    if (find_invalid_utf8(text.data(), text.size()) != text.size())
       return c.fail(errc::invalid_utf8, at, "map key is not valid UTF-8");
-    write_json_string(w.out, reinterpret_cast<const char*>(data), static_cast<std::size_t>(length));
+    write_json_string(w.out, text.data(), text.size());
     return true;
   }
-  if (kind != 0) return false;
   std::uint64_t v = 0;
-  bool negative = false, is_integer = false;
-  if (c.integer(v, negative, is_integer)) {
+  bool negative = false;
+  if (probe found = c.integer(v, negative); found != probe::other_type) {
+    if (found == probe::failed) return false;
     w.out.put('"');
-    char* p = w.out.reserve(24);
-    char* e = negative ? write_integer(p, static_cast<std::int64_t>(v)) : write_unsigned(p, v);
-    w.out.advance(static_cast<std::size_t>(e - p));
+    transcode_integer(w, v, negative);
     w.out.put('"');
     return true;
   }
-  if (is_integer) return false;
   return c.fail(errc::unsupported_type, at, "only string and integer map keys have a JSON form");
 }
 
@@ -89,58 +93,44 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
   }
   if (b == mp::never_used) return c.fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
   std::uint64_t v = 0;
-  bool negative = false, is_integer = false;
-  if (c.integer(v, negative, is_integer)) {
-    char* p = w.out.reserve(24);
-    char* e = negative ? write_integer(p, static_cast<std::int64_t>(v)) : write_unsigned(p, v);
-    w.out.advance(static_cast<std::size_t>(e - p));
+  bool negative = false;
+  if (probe found = c.integer(v, negative); found != probe::other_type) {
+    if (found == probe::read) transcode_integer(w, v, negative);
+    return found == probe::read;
+  }
+  double d = 0;
+  bool single = false;
+  if (probe found = c.floating(d, single); found != probe::other_type) {
+    // A float32 is printed as the double it equals: float-shortest digits ("2147483600.0"
+    // for 2^31) name another number to every double-based JSON reader.
+    return found == probe::read && transcode_float(c, w, d, at);
+  }
+  std::string_view payload;
+  payload_kind payload_type{};
+  if (probe found = read_msgpack_payload(c, payload, payload_type); found != probe::other_type) {
+    if (found == probe::failed) return false;
+    if (payload_type == payload_kind::bin) {
+      write_json_base64(w.out, payload.data(), payload.size());
+      return true;
+    }
+    std::size_t bad = find_invalid_utf8(payload.data(), payload.size());
+    if (bad != payload.size())
+      return c.fail(errc::invalid_utf8, reinterpret_cast<const unsigned char*>(payload.data()) + bad,
+                    "string is not valid UTF-8");
+    write_json_string(w.out, payload.data(), payload.size());
     return true;
   }
-  if (is_integer) return false;
-  if (b == mp::float32 || b == mp::float64) {
-    if (!c.field(b == mp::float32 ? 4 : 8, v)) return false;
-    if (b == mp::float32) {
-      auto bits = static_cast<std::uint32_t>(v);
-      float f = 0;
-      std::memcpy(&f, &bits, 4);
-      // Printed as the double it equals: float-shortest digits ("2147483600.0" for 2^31)
-      // name another number to every double-based JSON reader.
-      return transcode_float(c, w, static_cast<double>(f), at);
-    }
-    double d = 0;
-    std::memcpy(&d, &v, 8);
-    return transcode_float(c, w, d, at);
-  }
-  const unsigned char* data = nullptr;
-  char kind = 0;
-  if (c.string_or_binary(data, v, kind)) {
-    const char* text = reinterpret_cast<const char*>(data);
-    auto length = static_cast<std::size_t>(v);
-    if (kind == 's') {
-      std::size_t bad = find_invalid_utf8(text, length);
-      if (bad != length) return c.fail(errc::invalid_utf8, data + bad, "string is not valid UTF-8");
-      write_json_string(w.out, text, length);
-    } else {
-      std::size_t n = base64_encoded_size(length, base64_alphabet::standard);
-      char* p = w.out.reserve(n + 2);
-      p[0] = '"';
-      base64_encode_to(data, length, p + 1, base64_alphabet::standard);
-      p[n + 1] = '"';
-      w.out.advance(n + 2);
-    }
-    return true;
-  }
-  if (kind != 0) return false;
   std::uint64_t count = 0;
-  if (!c.container(count, kind)) {
-    if (kind != 0) return false;
-    return c.fail(errc::unsupported_type, at, "MessagePack ext types have no JSON form");
-  }
+  container_kind kind{};
+  if (probe found = c.container(count, kind); found != probe::read)
+    return found == probe::failed ? false
+                                  : c.fail(errc::unsupported_type, at, "MessagePack ext types have no JSON form");
+  bool map = kind == container_kind::map;
   if (!c.enter(at)) return false;
-  w.open(kind == 'a' ? '[' : '{');
+  w.open(map ? '{' : '[');
   for (std::uint64_t i = 0; i < count; ++i) {
     w.separator(i == 0);
-    if (kind == 'm') {
+    if (map) {
       if (!c.more() || !transcode_msgpack_key(c, w)) return false;
       w.colon();
     }
@@ -149,7 +139,7 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
       return false;
     }
   }
-  w.close(kind == 'a' ? ']' : '}', count == 0);
+  w.close(map ? '}' : ']', count == 0);
   c.leave();
   return true;
 }
@@ -183,24 +173,19 @@ struct json_transcoder {
     const char* start = c.p;
     bool integral = false;
     if (!c.scan_number(integral)) return false;
-    if (integral) {
+    if (integral) {  // an integer that fits 64 bits stays an integer
       bool negative = *start == '-';
       std::uint64_t magnitude = 0;
-      bool fits = true;
-      for (const char* q = start + (negative ? 1 : 0); q < c.p; ++q) {
-        auto digit = static_cast<std::uint64_t>(*q - '0');
-        if (magnitude > (UINT64_MAX - digit) / 10) {
-          fits = false;
-          break;
-        }
-        magnitude = magnitude * 10 + digit;
-      }
-      if (fits && (!negative || magnitude <= std::uint64_t{1} << 63)) {
-        if (negative)
-          w.signed_integer(static_cast<std::int64_t>(0 - magnitude));
-        else
+      if (read_decimal_magnitude(start + (negative ? 1 : 0), c.p, magnitude) == c.p) {
+        std::int64_t signed_value = 0;
+        if (!negative) {
           w.unsigned_integer(magnitude);
-        return true;
+          return true;
+        }
+        if (integer_from_magnitude(true, magnitude, signed_value) == integer_fit::fits) {
+          w.signed_integer(signed_value);
+          return true;
+        }
       }
     }
     double value = 0;

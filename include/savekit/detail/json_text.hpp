@@ -11,8 +11,11 @@
 #include <string_view>
 #include <type_traits>
 
+#include "savekit/base64.hpp"
 #include "savekit/detail/config.hpp"
+#include "savekit/detail/numbers.hpp"
 #include "savekit/detail/output.hpp"
+#include "savekit/detail/path.hpp"
 #include "savekit/detail/small_stack.hpp"
 #include "savekit/detail/utf8.hpp"
 #include "savekit/error.hpp"
@@ -122,6 +125,17 @@ void write_json_string(output<Container>& out, const char* s, std::size_t n) {
   }
   dst[written++] = '"';
   out.advance(written);
+}
+
+// Bytes as a quoted Base64 string (standard alphabet): how JSON carries binary data.
+template <class Container>
+void write_json_base64(output<Container>& out, const void* data, std::size_t n) {
+  std::size_t length = base64_encoded_size(n, base64_alphabet::standard);
+  char* p = out.reserve(length + 2);
+  p[0] = '"';
+  base64_encode_to(static_cast<const unsigned char*>(data), n, p + 1, base64_alphabet::standard);
+  p[length + 1] = '"';
+  out.advance(length + 2);
 }
 
 // ---- input ------------------------------------------------------------------------------
@@ -471,22 +485,6 @@ struct json_cursor {
   }
 };
 
-// Path segment for a key: ".name" when it is an identifier, ["..."] otherwise.
-inline std::string path_key(std::string_view key) {
-  bool identifier = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
-  for (char c : key)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) identifier = false;
-  if (identifier) return "." + std::string{key};
-  std::string segment = "[\"";
-  for (char c : key) {
-    if (c == '"' || c == '\\') segment += '\\';
-    segment += c;
-  }
-  return segment + "\"]";
-}
-
-inline std::string path_index(std::size_t index) { return "[" + std::to_string(index) + "]"; }
-
 // The input holds a value of another kind than the target wants.
 inline bool json_mismatch(json_cursor& c, const char* expected) {
   char first = *c.p;
@@ -504,59 +502,30 @@ SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
   const char* end = c.end;
   bool negative = *p == '-';
   if (negative && ++p == end) return c.fail_end();
-  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q) - '0'); };
-  if (digit_at(p) >= 10) {
+  if (!is_decimal_digit(*p)) {
     if (negative) return c.fail(errc::invalid_number, start, "invalid number");
     return json_mismatch(c, "expected an integer");
   }
   std::uint64_t magnitude = 0;
   if (*p == '0') {
     ++p;
-    if (p < end && digit_at(p) < 10) return c.fail(errc::invalid_number, start, "leading zero in number");
+    if (p < end && is_decimal_digit(*p)) return c.fail(errc::invalid_number, start, "leading zero in number");
+  } else if (const char* digits_end = read_decimal_magnitude(p, end, magnitude)) {
+    p = digits_end;
   } else {
-    // 19 digits always fit in 64 bits; only longer numbers need overflow checks.
-    const char* fast_end = end - p > 19 ? p + 19 : end;
-    do {
-      magnitude = magnitude * 10 + digit_at(p);
-      ++p;
-    } while (p < fast_end && digit_at(p) < 10);
-    for (; p < end && digit_at(p) < 10; ++p) {
-      if (__builtin_mul_overflow(magnitude, 10u, &magnitude) ||
-          __builtin_add_overflow(magnitude, digit_at(p), &magnitude)) {
-        bool integral = false;
-        if (!c.scan_number(integral)) return false;
-        return c.fail(errc::number_out_of_range, start, "integer out of range");
-      }
-    }
+    bool integral = false;
+    if (!c.scan_number(integral)) return false;
+    return c.fail(errc::number_out_of_range, start, "integer out of range");
   }
   if (p < end && (*p == '.' || (*p | 0x20) == 'e')) {
     bool integral = false;
     if (!c.scan_number(integral)) return false;
     return c.fail(errc::not_an_integer, start, "expected an integer, found a fraction or exponent");
   }
-  if constexpr (std::is_signed_v<Int>) {
-    using U = std::make_unsigned_t<Int>;
-    auto limit = static_cast<std::uint64_t>(static_cast<U>(std::numeric_limits<Int>::max())) + (negative ? 1 : 0);
-    if (magnitude > limit) return c.fail(errc::number_out_of_range, start, "integer out of range");
-    value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
-  } else {
-    if (negative && magnitude != 0)
-      return c.fail(errc::number_out_of_range, start, "negative value for an unsigned integer");
-    if (magnitude > std::numeric_limits<Int>::max())
-      return c.fail(errc::number_out_of_range, start, "integer out of range");
-    value = static_cast<Int>(magnitude);
-  }
+  if (integer_fit fit = integer_from_magnitude(negative, magnitude, value); fit != integer_fit::fits)
+    return c.fail(errc::number_out_of_range, start, integer_fit_message(fit));
   c.p = p;
   return true;
-}
-
-// A map key of integer type, from the text of a string key (JSON objects have only
-// string keys; MessagePack written through JSON carries them as strings too): the
-// whole text must be a JSON integer that fits Key.
-template <class Key>
-bool integer_key_from_text(std::string_view text, Key& key) {
-  json_cursor number{text, 1};
-  return !text.empty() && read_json_integer(number, key) && number.p == number.end;
 }
 
 }  // namespace savekit::detail

@@ -152,6 +152,16 @@ struct msgpack_writer {
 
 // ---- reader -----------------------------------------------------------------------------
 
+// What a typed read found at the cursor. `other_type`: the next value is of another type
+// (nothing consumed, no error set: the caller decides what that means); `failed`: it is
+// of this type but broken (the error is set). [[nodiscard]] on every typed read, so that
+// no caller can take a failure for "another type".
+enum class probe : std::uint8_t { read, other_type, failed };
+inline probe probe_of(bool ok) { return ok ? probe::read : probe::failed; }
+
+enum class payload_kind : std::uint8_t { str, bin };
+enum class container_kind : std::uint8_t { array, map };
+
 struct msgpack_cursor {
   const unsigned char* begin = nullptr;
   const unsigned char* p = nullptr;
@@ -200,40 +210,39 @@ struct msgpack_cursor {
     return true;
   }
 
-  // Integer of any encoding. negative: the value is below zero (then v holds its two's complement).
-  // Returns false without an error set if the next value is not an integer.
-  bool integer(std::uint64_t& v, bool& negative, bool& is_integer) {
+  // Integer of any encoding. negative: the value is below zero (then v holds its two's
+  // complement).
+  [[nodiscard]] probe integer(std::uint64_t& v, bool& negative) {
     std::uint8_t b = *p;
-    is_integer = true;
     negative = false;
     if (b < 0x80) {
       v = b;
       ++p;
-      return true;
+      return probe::read;
     }
     if (b >= 0xe0) {
       v = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(b)));
       negative = true;
       ++p;
-      return true;
+      return probe::read;
     }
     auto sign_extend = [&](int bytes) {
-      if (!field(bytes, v)) return false;
+      if (!field(bytes, v)) return probe::failed;
       int shift = 64 - 8 * bytes;
       auto s = static_cast<std::int64_t>(v << shift) >> shift;
       v = static_cast<std::uint64_t>(s);
       negative = s < 0;
-      return true;
+      return probe::read;
     };
     switch (b) {
       case mp::uint8:
-        return field(1, v);
+        return probe_of(field(1, v));
       case mp::uint16:
-        return field(2, v);
+        return probe_of(field(2, v));
       case mp::uint32:
-        return field(4, v);
+        return probe_of(field(4, v));
       case mp::uint64:
-        return field(8, v);
+        return probe_of(field(8, v));
       case mp::int8:
         return sign_extend(1);
       case mp::int16:
@@ -243,9 +252,26 @@ struct msgpack_cursor {
       case mp::int64:
         return sign_extend(8);
       default:
-        is_integer = false;
-        return false;
+        return probe::other_type;
     }
+  }
+
+  // float32 or float64, as the double it equals; single: it was a float32.
+  [[nodiscard]] probe floating(double& value, bool& single) {
+    std::uint8_t b = *p;
+    if (b != mp::float32 && b != mp::float64) return probe::other_type;
+    single = b == mp::float32;
+    std::uint64_t bits = 0;
+    if (!field(single ? 4 : 8, bits)) return probe::failed;
+    if (single) {
+      auto bits32 = static_cast<std::uint32_t>(bits);
+      float f = 0;
+      std::memcpy(&f, &bits32, 4);
+      value = f;
+    } else {
+      std::memcpy(&value, &bits, 8);
+    }
+    return probe::read;
   }
 
   // A length-prefixed payload (str or bin) that must fit in the rest of the input.
@@ -258,70 +284,58 @@ struct msgpack_cursor {
     return true;
   }
 
-  // str (fixstr, str8/16/32) or bin (bin8/16/32): sets data/length; kind 's' or 'b'.
-  // Returns false without an error set if the next value is neither.
-  bool string_or_binary(const unsigned char*& data, std::uint64_t& length, char& kind) {
+  // str (fixstr, str8/16/32) or bin (bin8/16/32): sets data, length and kind.
+  [[nodiscard]] probe string_or_binary(const unsigned char*& data, std::uint64_t& length, payload_kind& kind) {
     std::uint8_t b = *p;
-    kind = 0;
     if ((b & 0xe0) == 0xa0) {
-      kind = 's';
+      kind = payload_kind::str;
       length = b & 0x1f;
-      if (length > remaining() - 1) return fail(errc::length_exceeds_input, p, "declared length exceeds the input");
+      if (length > remaining() - 1)
+        return probe_of(fail(errc::length_exceeds_input, p, "declared length exceeds the input"));
       data = p + 1;
       p += 1 + length;
-      return true;
+      return probe::read;
     }
+    int length_bytes = 0;
     switch (b) {
       case mp::str8:
-        kind = 's';
-        return payload(1, length, data);
-      case mp::str16:
-        kind = 's';
-        return payload(2, length, data);
-      case mp::str32:
-        kind = 's';
-        return payload(4, length, data);
       case mp::bin8:
-        kind = 'b';
-        return payload(1, length, data);
+        length_bytes = 1;
+        break;
+      case mp::str16:
       case mp::bin16:
-        kind = 'b';
-        return payload(2, length, data);
+        length_bytes = 2;
+        break;
+      case mp::str32:
       case mp::bin32:
-        kind = 'b';
-        return payload(4, length, data);
+        length_bytes = 4;
+        break;
       default:
-        return false;
+        return probe::other_type;
     }
+    kind = b >= mp::str8 ? payload_kind::str : payload_kind::bin;
+    return probe_of(payload(length_bytes, length, data));
   }
 
   // Array or map header. Every element takes at least one byte, so a count larger than
   // the rest of the input is rejected here, before a container reserves room for it.
-  // kind: 'a' or 'm'; false without an error set if the next value is neither.
-  bool container(std::uint64_t& count, char& kind) {
+  [[nodiscard]] probe container(std::uint64_t& count, container_kind& kind) {
     const unsigned char* at = p;
     std::uint8_t b = *p;
-    kind = 0;
-    if ((b & 0xf0) == 0x90) {
+    if ((b & 0xf0) == 0x90 || (b & 0xf0) == 0x80) {
       count = b & 0x0f;
-      kind = 'a';
+      kind = (b & 0xf0) == 0x90 ? container_kind::array : container_kind::map;
       ++p;
-    } else if ((b & 0xf0) == 0x80) {
-      count = b & 0x0f;
-      kind = 'm';
-      ++p;
-    } else if (b == mp::array16 || b == mp::array32) {
-      kind = 'a';
-      if (!field(b == mp::array16 ? 2 : 4, count)) return false;
-    } else if (b == mp::map16 || b == mp::map32) {
-      kind = 'm';
-      if (!field(b == mp::map16 ? 2 : 4, count)) return false;
+    } else if (b == mp::array16 || b == mp::array32 || b == mp::map16 || b == mp::map32) {
+      kind = b == mp::array16 || b == mp::array32 ? container_kind::array : container_kind::map;
+      if (!field(b == mp::array16 || b == mp::map16 ? 2 : 4, count)) return probe::failed;
     } else {
-      return false;
+      return probe::other_type;
     }
-    std::uint64_t minimum = kind == 'm' ? count * 2 : count;
-    if (minimum > remaining()) return fail(errc::length_exceeds_input, at, "declared length exceeds the input");
-    return true;
+    std::uint64_t minimum = kind == container_kind::map ? count * 2 : count;
+    if (minimum > remaining())
+      return probe_of(fail(errc::length_exceeds_input, at, "declared length exceeds the input"));
+    return probe::read;
   }
 
   // Skips the bytes of one value's own encoding; children: the values nested in it that
@@ -336,15 +350,13 @@ struct msgpack_cursor {
     }
     if (b == mp::never_used) return fail(errc::invalid_msgpack, at, "byte 0xc1 is never used in MessagePack");
     std::uint64_t v = 0;
-    bool negative = false, is_integer = false;
-    if (integer(v, negative, is_integer)) return true;
-    if (is_integer) return false;
+    bool negative = false;
+    if (probe r = integer(v, negative); r != probe::other_type) return r == probe::read;
     if (b == mp::float32) return field(4, v);
     if (b == mp::float64) return field(8, v);
     const unsigned char* data = nullptr;
-    char kind = 0;
-    if (string_or_binary(data, v, kind)) return true;
-    if (kind != 0) return false;
+    payload_kind payload_type{};
+    if (probe r = string_or_binary(data, v, payload_type); r != probe::other_type) return r == probe::read;
     if (b >= mp::fixext1 && b <= mp::fixext16) {
       std::size_t size = std::size_t{1} << (b - mp::fixext1);
       if (remaining() < size + 2) return fail_end();
@@ -360,8 +372,9 @@ struct msgpack_cursor {
       return true;
     }
     std::uint64_t count = 0;
-    if (!container(count, kind)) return false;
-    children = kind == 'm' ? count * 2 : count;
+    container_kind kind{};
+    if (container(count, kind) != probe::read) return false;  // every byte is one of the above
+    children = kind == container_kind::map ? count * 2 : count;
     return true;
   }
 

@@ -1,4 +1,6 @@
-// Integer and floating-point text conversion shared by the JSON writer and transcoder.
+// Integer and floating-point text conversion shared by the codecs and the transcoder:
+// the one integer grammar (decimal digits, range checks into any integer type) and the
+// float writer.
 // Floats: shortest digits that read back to the same value (dragonbox), parsing with
 // correct rounding (fast_float) — on every target, including em++'s libc++ which has
 // no floating-point to_chars/from_chars.
@@ -7,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "savekit/detail/config.hpp"
@@ -21,6 +25,67 @@
 #endif
 
 namespace savekit::detail {
+
+// ---- integers in ------------------------------------------------------------------------
+
+constexpr bool is_decimal_digit(char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0') < 10; }
+
+// The value of the run of decimal digits starting at p (a digit) before end: returns
+// where the digits stop, or nullptr when the value does not fit 64 bits. 19 digits
+// always fit; only longer runs are checked for overflow.
+SAVEKIT_ALWAYS_INLINE const char* read_decimal_magnitude(const char* p, const char* end, std::uint64_t& magnitude) {
+  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q) - '0'); };
+  std::uint64_t v = 0;
+  const char* fast_end = end - p > 19 ? p + 19 : end;
+  do {
+    v = v * 10 + digit_at(p);
+    ++p;
+  } while (p < fast_end && digit_at(p) < 10);
+  for (; p < end && digit_at(p) < 10; ++p)
+    if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, digit_at(p), &v)) return nullptr;
+  magnitude = v;
+  return p;
+}
+
+// Whether a sign and a 64-bit magnitude fit an integer type; each miss is
+// errc::number_out_of_range with its own message.
+enum class integer_fit : std::uint8_t { fits, out_of_range, negative_for_unsigned };
+
+inline const char* integer_fit_message(integer_fit fit) {
+  return fit == integer_fit::negative_for_unsigned ? "negative value for an unsigned integer" : "integer out of range";
+}
+
+// A sign and a 64-bit magnitude into Int: both codecs, the transcoder and integer map
+// keys apply the same ranges.
+template <class Int>
+SAVEKIT_ALWAYS_INLINE integer_fit integer_from_magnitude(bool negative, std::uint64_t magnitude, Int& value) {
+  if constexpr (std::is_signed_v<Int>) {
+    using U = std::make_unsigned_t<Int>;
+    auto limit = static_cast<std::uint64_t>(static_cast<U>(std::numeric_limits<Int>::max())) + (negative ? 1 : 0);
+    if (magnitude > limit) return integer_fit::out_of_range;
+    value = negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
+  } else {
+    if (negative && magnitude != 0) return integer_fit::negative_for_unsigned;
+    if (magnitude > std::numeric_limits<Int>::max()) return integer_fit::out_of_range;
+    value = static_cast<Int>(magnitude);
+  }
+  return integer_fit::fits;
+}
+
+// A map key of integer type from the text of a string key (JSON objects have only string
+// keys; MessagePack written through JSON carries them as strings too): the whole text
+// must be a JSON integer (-?(0|[1-9][0-9]*)) that fits Key.
+template <class Key>
+bool integer_key_from_text(std::string_view text, Key& key) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  if (p == end || !is_decimal_digit(*p) || (*p == '0' && p + 1 != end)) return false;
+  std::uint64_t magnitude = 0;
+  return read_decimal_magnitude(p, end, magnitude) == end &&
+         integer_from_magnitude(negative, magnitude, key) == integer_fit::fits;
+}
 
 inline constexpr char digit_pairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -1,0 +1,117 @@
+// The rules every reader follows, whatever the format (json.hpp, msgpack.hpp): how an
+// adapted type is read, what null means in a slot, how a variant switches alternative,
+// how a map takes a repeated key, and how readers account for the memory they allocate.
+// A codec reads the bytes; what they mean for the object is decided here, once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "savekit/reflect.hpp"
+
+namespace savekit::detail {
+
+// ---- adapters ----------------------------------------------------------------------------
+
+inline constexpr const char* adapter_refused = "value refused by savekit::adapter";
+
+// Calls adapter<T>::from_wire, which may return void or bool; false if it refused.
+template <class T, class Wire>
+bool adapter_from_wire(const Wire& wire, T& value) {
+  if constexpr (std::is_void_v<decltype(adapter<T>::from_wire(wire, value))>) {
+    adapter<T>::from_wire(wire, value);
+    return true;
+  } else {
+    return static_cast<bool>(adapter<T>::from_wire(wire, value));
+  }
+}
+
+// An adapted T: its wire type read by read_wire(wire), then converted; refuse() reports a
+// conversion the adapter refused (errc::invalid_value where the value starts).
+template <class T, class ReadWire, class Refuse>
+bool read_adapted(T& value, ReadWire read_wire, Refuse refuse) {
+  typename adapter<T>::wire_type wire{};
+  if (!read_wire(wire)) return false;
+  if (!adapter_from_wire(wire, value)) return refuse();
+  return true;
+}
+
+// ---- null, variants, maps -------------------------------------------------------------------
+
+// Whether a member can hold null. In the compact form (MessagePack's arrays) null marks a
+// gap, a field another version of the type does not have: a member that cannot hold
+// null keeps its value.
+template <class Member>
+inline constexpr bool can_hold_null = is_specialization_v<Member, std::optional> || is_smart_pointer<Member>;
+
+// Makes alternative `index` of a variant the current one — kept as it is when it already
+// is, so its capacity is reused — then reads it with read(alternative).
+template <class Variant, class Read>
+bool read_variant_alternative(Variant& variant, std::size_t index, Read read) {
+  return with_index<std::variant_size_v<Variant>>(index, [&](auto i) {
+    if (variant.index() != i.value) variant.template emplace<i.value>();
+    return read(std::get<i.value>(variant));
+  });
+}
+
+// The entry of a map being read for key: a repeated key starts from a fresh value (the last
+// one wins, whole).
+template <class Map>
+auto& map_entry_for(Map& map, typename Map::key_type&& key) {
+  auto [it, inserted] = map.try_emplace(std::move(key));
+  if (!inserted) it->second = typename Map::mapped_type{};
+  return *it;
+}
+
+// ---- fields of structs -------------------------------------------------------------------
+
+// The per-field readers of T, in tables indexed at run time in O(1). Fields (a codec's) has
+//   read_if_expected<I>(state, value): reads field I when the input is at its key exactly
+//     (the key expected next, compared with its encoding known at compile time): -1 if
+//     the input is elsewhere, else whether the value read;
+//   read_field<I>(state, value): reads field I's value (its key already read).
+template <class T, class Fields, class State>
+struct field_readers {
+  using reader = int (*)(State&, T&);
+  static constexpr auto expected =
+      table_of<reader, reflection<T>::size>([]<std::size_t I>() { return &Fields::template read_if_expected<I>; });
+  static constexpr auto read =
+      table_of<reader, reflection<T>::size>([]<std::size_t I>() { return &Fields::template read_field<I>; });
+};
+
+// ---- memory --------------------------------------------------------------------------------
+
+// Whether reading into holder (an optional or a smart pointer) allocates a new object.
+template <class Holder>
+bool reading_allocates(const Holder& holder) {
+  if constexpr (is_specialization_v<Holder, std::shared_ptr>)
+    return !holder || holder.use_count() > 1;
+  else if constexpr (is_specialization_v<Holder, std::unique_ptr>)
+    return !holder;
+  else
+    return false;  // an optional holds its value inline
+}
+
+// The object an optional or smart pointer holds, for a reader to read into: created
+// (value-initialized) if there is none. A shared_ptr whose object has other owners gets
+// a new object of its own — reading into the shared one would change it for the others
+// (an equipped item that is also in the inventory, an object the game still holds).
+template <class Holder>
+auto& object_to_read_into(Holder& holder) {
+  using Element = std::remove_cvref_t<decltype(*holder)>;
+  if constexpr (is_specialization_v<Holder, std::shared_ptr>) {
+    if (!holder || holder.use_count() > 1) holder = std::make_shared<Element>();
+  } else if (!holder) {
+    if constexpr (is_specialization_v<Holder, std::optional>)
+      holder.emplace();
+    else
+      holder = std::make_unique<Element>();
+  }
+  return *holder;
+}
+
+}  // namespace savekit::detail
