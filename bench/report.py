@@ -366,10 +366,15 @@ def glaze_table(groups):
 
 def codecs_report(path):
     context, rows = benchmark_rows(path)
-    groups = {}  # (object, operation) -> {way: benchmark}, in the order they ran
+    groups = {}  # (object, operation) -> {way: benchmark}
     for name, b in rows.items():
         obj, op, way = name.split("/", 2)
         groups.setdefault((obj, op), {})[way] = b
+    # A fixed order (repetitions run interleaved, so the file's order is random).
+    objects = ["SaveGame", "Status", "SaveGame10k", "World"]
+    operations = ["write", "read", "read-reuse"]
+    rank = lambda key, order: (order.index(key), key) if key in order else (len(order), key)
+    groups = dict(sorted(groups.items(), key=lambda kv: (rank(kv[0][0], objects), rank(kv[0][1], operations))))
 
     print(f"Machine: {context.get('host_name', '?')}, {context.get('num_cpus')} x {context.get('mhz_per_cpu')} MHz; "
           f"run {context.get('date')}.")

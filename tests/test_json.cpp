@@ -319,3 +319,53 @@ TEST(JsonWrite, SkipNullMembers) {
   EXPECT_EQ(savekit::to_json(m, {.skip_null_members = true}), R"({"a":1,"b":2,"c":3})");
   EXPECT_EQ(savekit::to_json(Maybe{}, {.pretty = true, .skip_null_members = true}), "{\n  \"b\": 2\n}");
 }
+
+// Members in declaration order are read on a fast path; every way off it (another order,
+// whitespace, a missing, repeated or unknown member, an error inside one) must give what
+// the general reader gives.
+TEST(JsonRead, MembersInOrderAndEveryWayOffThatPath) {
+  seeds::Status base = seeds::seed_status();
+  std::string in_order = savekit::to_json(base);
+  auto read = [](std::string_view text) { return savekit::from_json<seeds::Status>(text); };
+  ASSERT_TRUE(read(in_order));
+  EXPECT_EQ(*read(in_order), base);
+
+  auto swapped = read(
+      R"({"lv":1,"exp":0,"max_hp":10,"hp":10,"atk":1,"def":1,"spd":1,"equip":{"name":"x","atk":0,"def":1,"spd":0}})");
+  ASSERT_TRUE(swapped);
+  EXPECT_EQ(swapped->hp, 10);
+  EXPECT_EQ(swapped->max_hp, 10);
+  EXPECT_EQ(swapped->equip.name, "x");
+
+  auto spaced = read(
+      R"({"lv":7, "exp":3 ,"hp" : 2,"max_hp":10,"atk":1,"def":1,"spd":1,"equip":{"name":"x","atk":0,"def":1,"spd":0}})");
+  ASSERT_TRUE(spaced);
+  EXPECT_EQ(spaced->lv, 7);
+  EXPECT_EQ(spaced->exp, 3);
+  EXPECT_EQ(spaced->hp, 2);
+
+  auto repeated = read(R"({"lv":1,"lv":5,"exp":0})");
+  ASSERT_TRUE(repeated);
+  EXPECT_EQ(repeated->lv, 5);
+
+  auto unknown = read(R"({"lv":4,"mood":"fine","exp":9})");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->lv, 4);
+  EXPECT_EQ(unknown->exp, 9);
+
+  auto missing = savekit::from_json<seeds::Status>(R"({"lv":1,"hp":3})", {.error_on_missing_keys = true});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), savekit::errc::missing_key);
+  EXPECT_EQ(missing.error().path(), "$.exp");
+
+  std::string bad = R"({"lv":1,"exp":"zero"})";
+  auto wrong = read(bad);
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code(), savekit::errc::type_mismatch);
+  EXPECT_EQ(wrong.error().path(), "$.exp");
+  EXPECT_EQ(wrong.error().offset(), bad.find("\"zero\""));
+
+  auto trailing_comma = read(R"({"lv":1,})");
+  ASSERT_FALSE(trailing_comma);
+  EXPECT_EQ(trailing_comma.error().code(), savekit::errc::syntax_error);
+}

@@ -199,10 +199,74 @@ bool is_null_member(const M& member) {
     return false;
 }
 
+// The most bytes the compact JSON of a T can take, when that is bounded and known at
+// compile time (integers, bools, floats, structs of those): 0 otherwise.
+template <class T>
+consteval std::size_t bounded_json_size() {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::boolean) {
+    return 5;
+  } else if constexpr (kind == value_kind::integer) {
+    return std::numeric_limits<T>::digits10 + 2;  // sign and every digit
+  } else if constexpr (kind == value_kind::floating) {
+    return max_float_chars;
+  } else if constexpr (kind == value_kind::structure && !std::is_same_v<T, raw_json>) {
+    using R = reflection<T>;
+    return [&]<std::size_t... I>(std::index_sequence<I...>)->std::size_t {
+      constexpr std::size_t members[] = {
+          0, bounded_json_size<std::remove_cvref_t<decltype(R::template get<I>(std::declval<T&>()))>>()...};
+      for (std::size_t i = 1; i < sizeof...(I) + 1; ++i)
+        if (members[i] == 0) return 0;
+      return (std::size_t{2} + ... + (key_prefix_v<T, I>.size() + members[I + 1]));
+    }
+    (std::make_index_sequence<R::size>{});
+  } else {
+    return 0;
+  }
+}
+
+// A value of bounded size written at p, which has room for it: no check per member.
+template <class T>
+SAVEKIT_ALWAYS_INLINE char* write_bounded_json(char* p, const T& value) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::boolean) {
+    std::memcpy(p, value ? "true" : "false", value ? 4 : 5);
+    return p + (value ? 4 : 5);
+  } else if constexpr (kind == value_kind::integer) {
+    return write_integer(p, value);
+  } else if constexpr (kind == value_kind::floating) {
+    if (!std::isfinite(value)) {
+      std::memcpy(p, "null", 4);  // JSON has no NaN or infinity
+      return p + 4;
+    }
+    return write_float(p, value);
+  } else {
+    using R = reflection<T>;
+    *p++ = '{';
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((std::memcpy(p, key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), p += key_prefix_v<T, I>.size(),
+        p = write_bounded_json(p, R::template get<I>(value))),
+       ...);
+    }
+    (std::make_index_sequence<R::size>{});
+    *p++ = '}';
+    return p;
+  }
+}
+
 template <class W, class T>
 void write_json_struct(W& w, const T& value) {
   using R = reflection<T>;
   if (!w.enter()) return;
+  if constexpr (constexpr std::size_t most = bounded_json_size<T>(); most != 0) {
+    // Every member of bounded size: room reserved once for the whole object.
+    if (!w.options.pretty) {
+      char* p = w.out.reserve(most);
+      w.out.advance(static_cast<std::size_t>(write_bounded_json(p, value) - p));
+      w.leave();
+      return;
+    }
+  }
   if (!w.options.pretty && !w.options.skip_null_members) {
     w.out.put('{');
     [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -506,6 +570,17 @@ struct json_field_table {
   static int read_field(json_reader& r, T& value) {
     return read_member(r, R::template get<I>(value));
   }
+  // Reads field I if the input is at it as the writer puts it: `"name":` after the opening
+  // brace, `,"name":` after field I-1. -1 if not (nothing consumed), else whether it read.
+  template <std::size_t I>
+  SAVEKIT_ALWAYS_INLINE static int read_in_order(json_reader& r, T& value) {
+    constexpr auto& prefix = key_prefix_v<T, I>;
+    json_cursor& c = r.cursor;
+    if (static_cast<std::size_t>(c.end - c.p) <= prefix.size() || !equal_bytes<prefix.size()>(c.p, prefix.data()))
+      return -1;
+    c.p += prefix.size();
+    return c.next_token() && read_member(r, R::template get<I>(value));
+  }
   // Integers, the most common members, are parsed inline.
   template <class M>
   SAVEKIT_ALWAYS_INLINE static bool read_member(json_reader& r, M& member) {
@@ -527,10 +602,25 @@ bool read_json_struct(json_reader& r, T& value) {
   if (*c.p != '{') return json_mismatch(c, "expected an object");
   if (!c.enter(c.p)) return false;
   ++c.p;
+  // Fast path: members in declaration order, minified, as savekit writes them — each key
+  // compared with its compile-time text, comma included, in one go. The loop below takes
+  // over at the first member that is not the next one (whitespace, another order, a
+  // missing or unknown member), with everything still checked.
+  std::size_t done = 0;
+  int outcome = 1;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (void)(((outcome = json_field_table<T>::template read_in_order<I>(r, value)) == 1 && (++done, true)) && ...);
+  }
+  (std::make_index_sequence<n>{});
+  if (outcome == 0) {
+    c.err.prepend_path(path_key(R::names[done]));
+    return false;
+  }
   bool seen[n + 1] = {};
-  std::size_t hint = 0;
+  for (std::size_t i = 0; i < done; ++i) seen[i] = true;
+  std::size_t hint = done;
   bool more = false;
-  for (bool first = true;; first = false) {
+  for (bool first = done == 0;; first = false) {
     if (!c.next_element('}', first, more)) return false;
     if (!more) break;
     // Fast path: the key is the one expected next (fields usually arrive in declaration
