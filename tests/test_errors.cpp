@@ -5,6 +5,9 @@
 
 #include <array>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -21,6 +24,26 @@ struct Finite {
 
 struct Palette {
   Color main = Color::red;
+};
+
+// For the regressions found by a review of the codecs' fast paths.
+struct Pair {
+  int a = 0;
+  int b = 0;
+};
+struct HoldsPair {
+  Pair p;
+  std::optional<int> o;
+};
+struct Inner {
+  int x = 0;
+};
+struct Mid {
+  Inner in;
+};
+struct Chain {  // contains itself: its writers count depth
+  Mid m;
+  std::unique_ptr<Chain> next;
 };
 
 std::vector<std::byte> bytes(std::initializer_list<int> list) {
@@ -210,4 +233,42 @@ TEST(Errors, BinaryPrinterShowsHexAndCaret) {
             "byte 2: invalid_msgpack at $[1]: byte 0xc1 is never used in MessagePack\n"
             "92 01 c1 \n"
             "      ^\n");
+}
+
+// A small struct's compact header is read on a fast path; a count larger than the input is
+// still refused at the header, as everywhere else.
+TEST(Errors, CompactHeaderLongerThanTheInput) {
+  auto flat = savekit::from_msgpack<Pair>(bytes({0x92, 0x01}));
+  ASSERT_FALSE(flat);
+  expect_error(flat.error(), savekit::errc::length_exceeds_input, 0, "$");
+  auto nested = savekit::from_msgpack<HoldsPair>(bytes({0x92, 0x92, 0x01}));
+  ASSERT_FALSE(nested);
+  expect_error(nested.error(), savekit::errc::length_exceeds_input, 1, "$.p");
+  auto in_vector = savekit::from_msgpack<std::vector<Pair>>(bytes({0x91, 0x92, 0x01}));
+  ASSERT_FALSE(in_vector);
+  expect_error(in_vector.error(), savekit::errc::length_exceeds_input, 1, "$[0]");
+}
+
+// A container of the wrong kind is a mismatch at its header's first byte, whatever the
+// header's width.
+TEST(Errors, WrongContainerKindAtItsHeader) {
+  auto map_from_array16 = savekit::from_msgpack<std::map<int, int>>(bytes({0xdc, 0x00, 0x01, 0x01}));
+  ASSERT_FALSE(map_from_array16);
+  expect_error(map_from_array16.error(), savekit::errc::type_mismatch, 0, "$");
+  auto list_from_map16 = savekit::from_msgpack<std::vector<int>>(bytes({0xde, 0x00, 0x01, 0x01, 0x01}));
+  ASSERT_FALSE(list_from_map16);
+  expect_error(list_from_map16.error(), savekit::errc::type_mismatch, 0, "$");
+}
+
+// Objects of bounded size are written on a fast path; in a type that contains itself each
+// one still counts against max_depth, so what cannot be read back is not written.
+TEST(Errors, NestedObjectsCountAgainstMaxDepthWhenWriting) {
+  Chain chain;
+  std::string text = "untouched";
+  auto written = savekit::to_json(chain, text, {.max_depth = 2});
+  ASSERT_FALSE(written);
+  expect_error(written.error(), savekit::errc::depth_exceeded, 0, "$");
+  EXPECT_TRUE(text.empty());
+  EXPECT_TRUE(savekit::to_json(chain, text, {.max_depth = 3}));
+  EXPECT_TRUE(savekit::from_json<Chain>(text, {.max_depth = 3}));
 }

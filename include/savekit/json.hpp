@@ -77,6 +77,7 @@ inline constexpr bool always_false = false;
 // options.max_depth (for types that contain themselves; other types are bounded at compile time).
 template <bool Checked>
 struct basic_json_writer {
+  static constexpr bool counts_depth = Checked;
   output<std::string> out;
   const json_options& options;
   int level = 0;
@@ -258,8 +259,9 @@ template <class W, class T>
 void write_json_struct(W& w, const T& value) {
   using R = reflection<T>;
   if (!w.enter()) return;
-  if constexpr (constexpr std::size_t most = bounded_json_size<T>(); most != 0) {
-    // Every member of bounded size: room reserved once for the whole object.
+  if constexpr (constexpr std::size_t most = bounded_json_size<T>(); most != 0 && !W::counts_depth) {
+    // Every member of bounded size: room reserved once for the whole object. (A writer
+    // that counts depth, for types that contain themselves, counts each nested object.)
     if (!w.options.pretty) {
       char* p = w.out.reserve(most);
       w.out.advance(static_cast<std::size_t>(write_bounded_json(p, value) - p));

@@ -345,11 +345,12 @@ inline bool read_msgpack_bytes(msgpack_cursor& c, std::vector<std::byte>& value)
   return true;
 }
 
-// An array or map header of the kind wanted.
+// An array or map header of the kind wanted; another kind is a mismatch at the header.
 inline bool read_msgpack_header(msgpack_cursor& c, container_kind wanted, std::uint64_t& count, const char* expected) {
+  const unsigned char* start = c.p;
   container_kind kind{};
   if (!required(c, c.container(count, kind), expected)) return false;
-  if (kind != wanted) return c.fail(errc::type_mismatch, c.p - 1, expected);
+  if (kind != wanted) return c.fail(errc::type_mismatch, start, expected);
   return true;
 }
 
@@ -578,13 +579,16 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_slot(msgpack_cursor& c, T& value
   return false;
 }
 
-// Every slot of the compact form, in order, unrolled at compile time.
+// Every slot of the compact form, in order, unrolled at compile time (and inlined into
+// the struct's reader, so the cursor stays in registers from slot to slot).
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_slots_in_order(msgpack_cursor& c, T& value, std::index_sequence<I...>) {
+  return (read_msgpack_compact_slot<I>(c, value) && ...);
+}
+
 template <class T>
-bool read_msgpack_compact_in_order(msgpack_cursor& c, T& value) {
-  auto read_all = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return (read_msgpack_compact_slot<I>(c, value) && ...);
-  };
-  return read_all(std::make_index_sequence<reflection<T>::size>{});
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_in_order(msgpack_cursor& c, T& value) {
+  return read_msgpack_slots_in_order(c, value, std::make_index_sequence<reflection<T>::size>{});
 }
 
 // The compact form: element i is the field whose key is i.
@@ -664,6 +668,7 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
     // What the compact form of a small struct is: a fixarray of every field, in order. One
     // byte says so; each slot still checks that its bytes are there.
     if (*c.p == (0x90 | n)) {
+      if (n > c.remaining() - 1) return c.fail(errc::length_exceeds_input, start, "declared length exceeds the input");
       ++c.p;
       if (!c.enter(start) || !read_msgpack_compact_in_order(c, value)) return false;
       c.leave();
