@@ -5,7 +5,9 @@
 #define SAVEKIT_ALWAYS_INLINE inline __attribute__((always_inline))
 #define SAVEKIT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SAVEKIT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SAVEKIT_COLD __attribute__((cold, noinline))
 #else
+#define SAVEKIT_COLD
 #define SAVEKIT_ALWAYS_INLINE inline
 #define SAVEKIT_LIKELY(x) (x)
 #define SAVEKIT_UNLIKELY(x) (x)

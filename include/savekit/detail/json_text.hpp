@@ -163,11 +163,11 @@ struct json_cursor {
 
   std::size_t offset(const char* at) const { return static_cast<std::size_t>(at - begin); }
 
-  bool fail(errc code, const char* at, const char* message) {
+  SAVEKIT_COLD bool fail(errc code, const char* at, const char* message) {
     err = savekit::error{code, offset(at), message};
     return false;
   }
-  bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
+  SAVEKIT_COLD bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
 
   // Memory the elements of arrays and maps may still take (json_options::max_memory).
   std::uint64_t memory_left = ~std::uint64_t{0};

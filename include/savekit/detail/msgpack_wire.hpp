@@ -176,11 +176,12 @@ struct msgpack_cursor {
   std::size_t offset(const unsigned char* at) const { return static_cast<std::size_t>(at - begin); }
   std::size_t remaining() const { return static_cast<std::size_t>(end - p); }
 
-  bool fail(errc code, const unsigned char* at, const char* message) {
+  // Errors are rare: kept out of the hot paths' code.
+  SAVEKIT_COLD bool fail(errc code, const unsigned char* at, const char* message) {
     err = savekit::error{code, offset(at), message};
     return false;
   }
-  bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
+  SAVEKIT_COLD bool fail_end() { return fail(errc::unexpected_end, end, "unexpected end of input"); }
 
   // Memory the elements of arrays and maps may still take (msgpack_options::max_memory).
   std::uint64_t memory_left = ~std::uint64_t{0};
@@ -200,7 +201,7 @@ struct msgpack_cursor {
   void leave() { --depth; }
 
   // Is there a next byte? (unexpected_end otherwise)
-  bool more() { return p < end || fail_end(); }
+  SAVEKIT_ALWAYS_INLINE bool more() { return SAVEKIT_LIKELY(p < end) || fail_end(); }
 
   // Reads a big-endian field of `bytes` bytes after the marker at p.
   bool field(int bytes, std::uint64_t& v) {
