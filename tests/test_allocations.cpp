@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "seed_types.hpp"
@@ -73,6 +74,36 @@ TEST(Allocations, MsgpackSaveLoadCycleBothForms) {
               }),
               0);
     EXPECT_EQ(loaded, status);
+  }
+}
+
+// A map read into the map it was read into before keeps its nodes and their values'
+// memory: a world of named chunks loaded again allocates nothing.
+TEST(Allocations, MapsReadIntoAReusedMapKeepTheirNodes) {
+  struct Chunk {
+    std::vector<float> heights;
+    std::map<std::string, int> flags;
+    bool operator==(const Chunk&) const = default;
+  };
+  std::map<std::string, Chunk> world;
+  for (int i = 0; i < 20; ++i)
+    world["chunk number " + std::to_string(i)] = {{1.5f, 2.5f, 3.5f}, {{"met the keeper of the gate", i}}};
+  std::map<std::string, Chunk> loaded;
+  std::string text;
+  std::vector<std::byte> bytes;
+  EXPECT_EQ(allocations_in_steady_state([&] {
+              savekit::to_json(world, text);
+              ASSERT_TRUE(savekit::from_json(text, loaded));
+            }),
+            0);
+  EXPECT_EQ(loaded, world);
+  for (auto form : {savekit::msgpack_form::map, savekit::msgpack_form::compact}) {
+    EXPECT_EQ(allocations_in_steady_state([&] {
+                savekit::to_msgpack(world, bytes, {.form = form});
+                ASSERT_TRUE(savekit::from_msgpack(bytes, loaded));
+              }),
+              0);
+    EXPECT_EQ(loaded, world);
   }
 }
 

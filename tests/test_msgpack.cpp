@@ -1,6 +1,7 @@
 // MessagePack codec: golden bytes from the spec, every encoding accepted, both forms,
 // schema evolution.
 #include <savekit/msgpack.hpp>
+#include <savekit/transcode.hpp>
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "seed_types.hpp"
@@ -198,6 +201,48 @@ TEST(MsgpackSchema, CompactFormKeepsKeysStable) {
   ASSERT_TRUE(upgraded);
   EXPECT_EQ(upgraded->level, 7);
   EXPECT_EQ(upgraded->name, "Ann");
+}
+
+namespace {
+struct Room {
+  std::vector<int> items;
+  int light = 0;
+  bool operator==(const Room&) const = default;
+};
+
+// A map read into again holds exactly the input's entries: old keys the input lacks are
+// gone, new ones start fresh, a repeated key's last value wins whole, and an old key's
+// entry is read into in place (its capacity kept; members the input leaves out keep their
+// values, as a reused sequence's elements do), in any key order. read(json, map) reads
+// the JSON text, or its MessagePack.
+template <class Map, class Read>
+void expect_reused_map_holds_the_input(Read read) {
+  Map rooms{{"attic", {{1, 2, 3}, 5}}, {"cellar", {{4}, 1}}, {"hall", {{7, 8}, 2}}};
+  const int* attic_items = rooms["attic"].items.data();
+  ASSERT_TRUE(
+      read(R"({"hall":{"items":[9]},"attic":{"items":[6,6]},"y\u0061rd":{"light":3},"hall":{"light":4}})", rooms));
+  EXPECT_EQ(rooms.size(), 3u);
+  EXPECT_EQ(rooms["attic"], (Room{{6, 6}, 5}));
+  EXPECT_EQ(rooms["attic"].items.data(), attic_items);
+  EXPECT_EQ(rooms["hall"], (Room{{}, 4}));
+  EXPECT_EQ(rooms["yard"], (Room{{}, 3}));
+  EXPECT_EQ(rooms.count("cellar"), 0u);
+  std::map<int, int> levels{{1, 10}, {2, 20}, {3, 30}};
+  ASSERT_TRUE(read(R"({"3":33,"1":11,"4":44})", levels));
+  EXPECT_EQ(levels, (std::map<int, int>{{1, 11}, {3, 33}, {4, 44}}));
+}
+}  // namespace
+
+TEST(Codecs, AReusedMapHoldsExactlyTheInputsEntries) {
+  auto json = [](std::string_view text, auto& map) { return savekit::from_json(text, map); };
+  auto msgpack = [](std::string_view text, auto& map) {
+    auto bytes = savekit::json_to_msgpack(text);
+    return bytes ? savekit::from_msgpack(*bytes, map) : savekit::status{bytes.error()};
+  };
+  expect_reused_map_holds_the_input<std::map<std::string, Room>>(json);
+  expect_reused_map_holds_the_input<std::unordered_map<std::string, Room>>(json);
+  expect_reused_map_holds_the_input<std::map<std::string, Room>>(msgpack);
+  expect_reused_map_holds_the_input<std::unordered_map<std::string, Room>>(msgpack);
 }
 
 TEST(MsgpackRead, IntoExistingObjectReusesCapacity) {

@@ -2,10 +2,12 @@
 // Fixed seeds, so a failure is reproducible; the seed and iteration are printed.
 #include <savekit/savekit.hpp>
 
+#include <fast_float/fast_float.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -230,6 +232,59 @@ TEST(Property, JsonFloatsAreShortestAndExact) {
     ASSERT_EQ(std::memcmp(&*back, &d, 8), 0) << text;
     // Shortest: no representation with fewer significant digits reads back the same.
     ASSERT_LE(text.size(), 25u) << text;
+  }
+}
+
+// The JSON reader converts common decimals itself (Clinger's fast path) and leaves the rest
+// to fast_float: either way the result must be fast_float's, bit for bit. Two kinds of text:
+// decimals of 14 to 17 digits next to a point halfway between two floats, where reading
+// through a double rounds twice (the reader must notice and not do it), and random decimals
+// of every shape for both float and double.
+template <class Float>
+void expect_read_as_fast_float_reads(const std::string& text) {
+  Float reference{};
+  fast_float::from_chars(text.data(), text.data() + text.size(), reference);
+  Float ours{};
+  savekit::status read = savekit::from_json(text, ours);
+  if (std::isinf(reference)) {  // beyond the type's range: refused, not infinity
+    ASSERT_FALSE(read) << text;
+    ASSERT_EQ(read.error().code(), savekit::errc::number_out_of_range) << text;
+    return;
+  }
+  ASSERT_TRUE(read) << text << ": " << read.error().to_string();
+  ASSERT_EQ(std::memcmp(&ours, &reference, sizeof(Float)), 0) << text;
+}
+
+TEST(Property, JsonFloatsNearHalfwayPointsRoundOnce) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 200000; ++i) {
+    std::uint32_t bits = static_cast<std::uint32_t>(rng()) & 0x7f7fffffu;  // finite, positive
+    float f;
+    std::memcpy(&f, &bits, 4);
+    double halfway = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, INFINITY))) / 2;
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*g", 14 + static_cast<int>(rng() % 4), (i % 2 ? -1 : 1) * halfway);
+    expect_read_as_fast_float_reads<float>(text);
+  }
+}
+
+TEST(Property, JsonDecimalsOfEveryShapeReadAsFastFloatReadsThem) {
+  std::mt19937_64 rng(12);
+  for (int i = 0; i < 200000; ++i) {
+    std::string text = rng() % 2 ? "-" : "";
+    int digits = 1 + static_cast<int>(rng() % 24);
+    int point = static_cast<int>(rng() % static_cast<unsigned>(digits + 1));  // digits before the point
+    if (point == 0) text += '0';
+    for (int d = 0; d < digits; ++d) {
+      if (d == point && point > 0) text += '.';
+      char c = static_cast<char>('0' + rng() % 10);
+      if (d == 0 && point > 1 && c == '0') c = '1';  // no leading zero
+      text += c;
+    }
+    if (point == 0) text.insert(text.size() - static_cast<std::size_t>(digits), ".");
+    if (rng() % 2) text += "e" + std::to_string(static_cast<int>(rng() % 61) - 30);
+    expect_read_as_fast_float_reads<double>(text);
+    expect_read_as_fast_float_reads<float>(text);
   }
 }
 

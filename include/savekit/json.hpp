@@ -399,8 +399,9 @@ bool read_json_float(json_cursor& c, Float& value) {
   }
   const char* start = c.p;
   if (*c.p != '-' && (*c.p < '0' || *c.p > '9')) return json_mismatch(c, "expected a number");
-  bool integral = false;
-  if (!c.scan_number(integral)) return false;
+  decimal_parts parts;
+  if (!c.scan_decimal(parts)) return false;
+  if (float_from_decimal_quickly(parts, value)) return true;
   auto parsed = fast_float::from_chars(start, c.p, value);
   if (parsed.ptr != c.p || std::isinf(value)) return c.fail(errc::number_out_of_range, start, "number out of range");
   return true;
@@ -522,7 +523,7 @@ bool read_json_map(json_reader& r, Map& map) {
   if (*c.p != '{') return json_mismatch(c, "expected an object");
   if (!c.enter(c.p)) return false;
   ++c.p;
-  map.clear();
+  map_refill refill{map};
   bool more = false;
   for (bool first = true;; first = false) {
     if (!c.next_element('}', first, more)) return false;
@@ -530,16 +531,20 @@ bool read_json_map(json_reader& r, Map& map) {
     const char* key_at = c.p;
     std::string_view text;
     if (!c.read_member_key(text) || !c.next_token()) return false;
-    Key key{};
+    if (!c.spend(map_node_size<Map>, key_at)) return false;
+    typename Map::value_type* entry = nullptr;
     if constexpr (std::is_same_v<Key, std::string>) {
-      key.assign(text.data(), text.size());
+      entry = refill.reuse_next(text);
+      if (!entry) entry = &refill.entry_for(Key(text));
     } else if constexpr (std::is_integral_v<Key>) {
+      Key key{};
       if (!integer_key_from_text(text, key)) return c.fail(errc::type_mismatch, key_at, "expected an integer key");
+      entry = refill.reuse_next(key);
+      if (!entry) entry = &refill.entry_for(std::move(key));
     } else {
       static_assert(always_false<Key>, "map keys must be std::string or integers");
     }
-    if (!c.spend(map_node_size<Map>, key_at)) return false;
-    if (!read_json(r, map_entry_for(map, std::move(key)).second)) {
+    if (!read_json(r, entry->second)) {
       c.err.prepend_path(path_key(c.key_text_at(key_at)));
       return false;
     }

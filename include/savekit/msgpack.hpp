@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
@@ -260,7 +261,7 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
 
 // A float or double from float32, float64 or any integer.
 template <class Float>
-bool read_msgpack_float(msgpack_cursor& c, Float& value) {
+bool read_msgpack_any_float(msgpack_cursor& c, Float& value) {
   const unsigned char* start = c.p;
   double d = 0;
   bool single = false;
@@ -278,6 +279,24 @@ bool read_msgpack_float(msgpack_cursor& c, Float& value) {
   if (!required(c, c.integer(bits, negative), "expected a number")) return false;
   value = negative ? static_cast<Float>(static_cast<std::int64_t>(bits)) : static_cast<Float>(bits);
   return true;
+}
+
+// A float from float32 or a double from float64, what savekit writes, read inline (heights,
+// positions: arrays of thousands); every other encoding, and every error, out of line.
+// The caller has checked that a byte is there.
+template <class Float>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_float(msgpack_cursor& c, Float& value) {
+  if constexpr (std::is_same_v<Float, float> || std::is_same_v<Float, double>) {
+    constexpr std::uint8_t marker = std::is_same_v<Float, float> ? mp::float32 : mp::float64;
+    if (SAVEKIT_LIKELY(*c.p == marker && c.remaining() > sizeof(Float))) {
+      using Bits = std::conditional_t<std::is_same_v<Float, float>, std::uint32_t, std::uint64_t>;
+      auto bits = static_cast<Bits>(load_big_endian(c.p + 1, sizeof(Float)));
+      std::memcpy(&value, &bits, sizeof(Float));
+      c.p += 1 + sizeof(Float);
+      return true;
+    }
+  }
+  return read_msgpack_any_float(c, value);
 }
 
 inline bool read_msgpack_nil(msgpack_cursor& c) {
@@ -346,12 +365,30 @@ inline bool read_msgpack_bytes(msgpack_cursor& c, std::vector<std::byte>& value)
 }
 
 // An array or map header of the kind wanted; another kind is a mismatch at the header.
-inline bool read_msgpack_header(msgpack_cursor& c, container_kind wanted, std::uint64_t& count, const char* expected) {
+inline bool read_msgpack_any_header(msgpack_cursor& c, container_kind wanted, std::uint64_t& count,
+                                    const char* expected) {
   const unsigned char* start = c.p;
   container_kind kind{};
   if (!required(c, c.container(count, kind), expected)) return false;
   if (kind != wanted) return c.fail(errc::type_mismatch, start, expected);
   return true;
+}
+
+// The header of an array or a map (wanted), whose first byte is there: a fixarray or
+// fixmap whose entries fit in the rest of the input read inline, the rest out of line.
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_header(msgpack_cursor& c, container_kind wanted, std::uint64_t& count,
+                                               const char* expected) {
+  const bool array = wanted == container_kind::array;
+  std::uint8_t b = *c.p;
+  if (SAVEKIT_LIKELY((b & 0xf0) == (array ? 0x90 : 0x80))) {
+    std::uint64_t n = b & 0x0fu;
+    if (SAVEKIT_LIKELY((array ? n : 2 * n) < c.remaining())) {
+      count = n;
+      ++c.p;
+      return true;
+    }
+  }
+  return read_msgpack_any_header(c, wanted, count, expected);
 }
 
 // Elements [0, count) of a container that already has them.
@@ -508,12 +545,25 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   std::uint64_t count = 0;
   if (!read_msgpack_header(c, container_kind::map, count, "expected a map")) return false;
   if (!c.enter(start)) return false;
-  map.clear();
-  for (std::uint64_t entry = 0; entry < count; ++entry) {
-    typename Map::key_type key{};
-    if (!c.more() || !read_msgpack_map_key(c, key) || !c.more()) return false;
-    if (!c.spend(map_node_size<Map>, c.p)) return false;
-    auto& [stored_key, mapped] = map_entry_for(map, std::move(key));
+  map_refill refill{map};
+  for (std::uint64_t i = 0; i < count; ++i) {
+    using Key = typename Map::key_type;
+    typename Map::value_type* entry = nullptr;
+    if (!c.more()) return false;
+    if constexpr (std::is_same_v<Key, std::string>) {
+      std::string_view text;
+      payload_kind kind{};
+      if (!required(c, read_msgpack_payload(c, text, kind), "expected a string")) return false;
+      if (!c.more() || !c.spend(map_node_size<Map>, c.p)) return false;
+      entry = refill.reuse_next(text);
+      if (!entry) entry = &refill.entry_for(Key(text));
+    } else {
+      Key key{};
+      if (!read_msgpack_map_key(c, key) || !c.more() || !c.spend(map_node_size<Map>, c.p)) return false;
+      entry = refill.reuse_next(key);
+      if (!entry) entry = &refill.entry_for(std::move(key));
+    }
+    auto& [stored_key, mapped] = *entry;
     if (!read_msgpack(c, mapped)) {
       if constexpr (std::is_same_v<typename Map::key_type, std::string>)
         c.err.prepend_path(path_key(stored_key));

@@ -415,6 +415,53 @@ struct json_cursor {
     return true;
   }
 
+  // scan_number's grammar, keeping the digits: the number's decimal parts for a float.
+  // Every digit goes into the mantissa (any 19 fit 64 bits); more than 19 leave it
+  // inexact, for fast_float to convert from the text.
+  bool scan_decimal(decimal_parts& d) {
+    const char* start = p;
+    auto digit = [](char c) { return static_cast<unsigned>(static_cast<unsigned char>(c) - '0'); };
+    std::uint64_t mantissa = 0;
+    d.negative = *p == '-';
+    if (d.negative) ++p;
+    if (p == end) return fail_end();
+    const char* digits = p;
+    if (*p == '0') {
+      ++p;
+      if (p < end && digit(*p) < 10) return fail(errc::invalid_number, start, "leading zero in number");
+    } else if (digit(*p) < 10) {
+      for (; p < end && digit(*p) < 10; ++p) mantissa = mantissa * 10 + digit(*p);
+    } else {
+      return fail(errc::invalid_number, start, "invalid number");
+    }
+    std::int64_t exponent = 0;
+    std::ptrdiff_t digit_count = p - digits;
+    if (p < end && *p == '.') {
+      ++p;
+      if (p == end) return fail_end();
+      if (digit(*p) >= 10) return fail(errc::invalid_number, start, "expected a digit after '.'");
+      const char* fraction = p;
+      for (; p < end && digit(*p) < 10; ++p) mantissa = mantissa * 10 + digit(*p);
+      exponent = fraction - p;
+      digit_count += p - fraction;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      ++p;
+      bool negative_exponent = p < end && *p == '-';
+      if (p < end && (*p == '+' || *p == '-')) ++p;
+      if (p == end) return fail_end();
+      if (digit(*p) >= 10) return fail(errc::invalid_number, start, "expected a digit in exponent");
+      std::int64_t e = 0;
+      for (; p < end && digit(*p) < 10; ++p)
+        if (e < 1'000'000) e = e * 10 + digit(*p);  // beyond any float: the exact value no longer matters
+      exponent += negative_exponent ? -e : e;
+    }
+    d.mantissa = mantissa;
+    d.exponent = exponent;
+    d.exact = digit_count <= 19;
+    return true;
+  }
+
   // Skips one whole value (validating it) with p at its first character. Iterative — a
   // stack of the open brackets — so that any depth max_depth allows is skipped without
   // recursion.

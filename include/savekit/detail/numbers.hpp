@@ -87,6 +87,40 @@ bool integer_key_from_text(std::string_view text, Key& key) {
          integer_from_magnitude(negative, magnitude, key) == integer_fit::fits;
 }
 
+// ---- floats in ---------------------------------------------------------------------------
+
+// A decimal number as the JSON reader scanned it: value = (-1 if negative) mantissa * 10^exponent.
+// exact is false when mantissa could not hold every digit (more than 19 of them).
+struct decimal_parts {
+  std::uint64_t mantissa = 0;
+  std::int64_t exponent = 0;
+  bool negative = false;
+  bool exact = true;
+};
+
+inline constexpr double exact_powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The correctly rounded Float for the common decimals (at most 2^53 in the mantissa and a
+// power of ten a double holds exactly: Clinger's fast path, one IEEE multiplication or
+// division); false for the rest, which fast_float converts. Into a float the double is
+// rounded once more, which is exact unless the double is itself halfway between two
+// floats (then the float is left to fast_float). No float in this range is subnormal.
+template <class Float>
+SAVEKIT_ALWAYS_INLINE bool float_from_decimal_quickly(const decimal_parts& d, Float& value) {
+  if (!d.exact || d.mantissa > (std::uint64_t{1} << 53) || d.exponent < -22 || d.exponent > 22) return false;
+  double v = static_cast<double>(d.mantissa);
+  v = d.exponent < 0 ? v / exact_powers_of_ten[-d.exponent] : v * exact_powers_of_ten[d.exponent];
+  if constexpr (std::is_same_v<Float, float>) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    constexpr std::uint64_t below_float_precision = (std::uint64_t{1} << 29) - 1;
+    if ((bits & below_float_precision) == (std::uint64_t{1} << 28)) return false;
+  }
+  value = static_cast<Float>(d.negative ? -v : v);
+  return true;
+}
+
 inline constexpr char digit_pairs[] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"

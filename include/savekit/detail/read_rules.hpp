@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -58,14 +61,59 @@ bool read_variant_alternative(Variant& variant, std::size_t index, Read read) {
   });
 }
 
-// The entry of a map being read for key: a repeated key starts from a fresh value (the last
-// one wins, whole).
+// A map being read, entry by entry. The map starts empty; an entry whose key the map
+// held before the read is moved back in whole (its node, its value's capacity) and read
+// into, as a sequence's elements are, so reading into a reused map allocates only for new
+// keys; entries the input lacks are gone when the read ends. A key repeated in the input
+// starts from a fresh value (the last one wins, whole).
+//
+// Keys written from the same map come in the order the old map holds them: reuse_next
+// takes the next old entry when its key is the one read (a string key compared as text,
+// before a std::string is made for it); entry_for finds any other key.
 template <class Map>
-auto& map_entry_for(Map& map, typename Map::key_type&& key) {
-  auto [it, inserted] = map.try_emplace(std::move(key));
-  if (!inserted) it->second = typename Map::mapped_type{};
-  return *it;
-}
+class map_refill {
+ public:
+  using key_type = typename Map::key_type;
+  using entry = typename Map::value_type;
+  // What a key is compared as before it is made: text for string keys.
+  using key_view = std::conditional_t<std::is_same_v<key_type, std::string>, std::string_view, key_type>;
+
+  static constexpr bool ordered_by_less = [] {
+    if constexpr (requires { typename Map::key_compare; })
+      return std::is_same_v<typename Map::key_compare, std::less<key_type>>;
+    else
+      return false;
+  }();
+
+  explicit map_refill(Map& map) : map_(map), previous_(std::move(map)), next_(previous_.begin()) { map_.clear(); }
+  map_refill(const map_refill&) = delete;
+  map_refill& operator=(const map_refill&) = delete;
+
+  // The old entry for key if it is the next one in the old map's order (an ordered map
+  // ordered by < first passes over old keys the input no longer has); else nullptr.
+  entry* reuse_next(const key_view& key) {
+    if constexpr (ordered_by_less) {
+      while (next_ != previous_.end() && key_view(next_->first) < key) ++next_;
+    }
+    if (next_ == previous_.end() || key_view(next_->first) != key) return nullptr;
+    return &*map_.insert(map_.end(), previous_.extract(next_++));
+  }
+
+  entry& entry_for(key_type&& key) {
+    if (auto old = previous_.find(key); old != previous_.end()) {
+      if (old == next_) ++next_;
+      return *map_.insert(map_.end(), previous_.extract(old));
+    }
+    auto [it, inserted] = map_.try_emplace(std::move(key));
+    if (!inserted) it->second = typename Map::mapped_type{};
+    return *it;
+  }
+
+ private:
+  Map& map_;
+  Map previous_;
+  typename Map::iterator next_;
+};
 
 // ---- fields of structs -------------------------------------------------------------------
 
