@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -210,11 +212,11 @@ struct Room {
   bool operator==(const Room&) const = default;
 };
 
-// A map read into again holds exactly the input's entries: old keys the input lacks are
-// gone, new ones start fresh, a repeated key's last value wins whole, and an old key's
-// entry is read into in place (its capacity kept; members the input leaves out keep their
-// values, as a reused sequence's elements do), in any key order. read(json, map) reads
-// the JSON text, or its MessagePack.
+// A map read into again holds exactly the input's keys, each entry read in place as a
+// reused sequence's elements are: old keys the input lacks are gone, new ones start fresh,
+// an old key's entry keeps its capacity and the members the input leaves out, a repeated
+// key is read into the same entry again; in any key order. read(json, map) reads the JSON
+// text, or its MessagePack.
 template <class Map, class Read>
 void expect_reused_map_holds_the_input(Read read) {
   Map rooms{{"attic", {{1, 2, 3}, 5}}, {"cellar", {{4}, 1}}, {"hall", {{7, 8}, 2}}};
@@ -224,7 +226,7 @@ void expect_reused_map_holds_the_input(Read read) {
   EXPECT_EQ(rooms.size(), 3u);
   EXPECT_EQ(rooms["attic"], (Room{{6, 6}, 5}));
   EXPECT_EQ(rooms["attic"].items.data(), attic_items);
-  EXPECT_EQ(rooms["hall"], (Room{{}, 4}));
+  EXPECT_EQ(rooms["hall"], (Room{{9}, 4}));
   EXPECT_EQ(rooms["yard"], (Room{{}, 3}));
   EXPECT_EQ(rooms.count("cellar"), 0u);
   std::map<int, int> levels{{1, 10}, {2, 20}, {3, 30}};
@@ -243,6 +245,37 @@ TEST(Codecs, AReusedMapHoldsExactlyTheInputsEntries) {
   expect_reused_map_holds_the_input<std::unordered_map<std::string, Room>>(json);
   expect_reused_map_holds_the_input<std::map<std::string, Room>>(msgpack);
   expect_reused_map_holds_the_input<std::unordered_map<std::string, Room>>(msgpack);
+}
+
+// Under a comparator that calls two spellings the same key, the entry read in place takes
+// the input's spelling, as a fresh map would; and both codecs give the same error for a
+// bad integer key, whatever memory is left.
+struct case_insensitive {
+  bool operator()(const std::string& a, const std::string& b) const {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [](char x, char y) { return std::tolower(x) < std::tolower(y); });
+  }
+};
+
+TEST(Codecs, AMapEntryReadInPlaceTakesTheInputsKey) {
+  std::map<std::string, int, case_insensitive> items{{"Sword", 1}};
+  ASSERT_TRUE(savekit::from_json(R"({"sword":2})", items));
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items.begin()->first, "sword");
+  EXPECT_EQ(items.begin()->second, 2);
+  items = {{"Sword", 1}};
+  ASSERT_TRUE(savekit::from_msgpack(savekit::to_msgpack(std::map<std::string, int>{{"sword", 2}}), items));
+  EXPECT_EQ(items.begin()->first, "sword");
+
+  std::map<int, int> levels;
+  auto json = savekit::from_json(R"({"x":1})", levels, {.max_memory = 1});
+  auto packed = savekit::json_to_msgpack(R"({"x":1})");
+  ASSERT_TRUE(packed);
+  auto msgpack = savekit::from_msgpack(*packed, levels, {.max_memory = 1});
+  ASSERT_FALSE(json);
+  ASSERT_FALSE(msgpack);
+  EXPECT_EQ(json.error().code(), savekit::errc::type_mismatch);
+  EXPECT_EQ(msgpack.error().code(), savekit::errc::type_mismatch);
 }
 
 TEST(MsgpackRead, IntoExistingObjectReusesCapacity) {

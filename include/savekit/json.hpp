@@ -531,14 +531,15 @@ bool read_json_map(json_reader& r, Map& map) {
     const char* key_at = c.p;
     std::string_view text;
     if (!c.read_member_key(text) || !c.next_token()) return false;
-    if (!c.spend(map_node_size<Map>, key_at)) return false;
     typename Map::value_type* entry = nullptr;
     if constexpr (std::is_same_v<Key, std::string>) {
+      if (!c.spend(map_node_size<Map>, key_at)) return false;
       entry = refill.reuse_next(text);
       if (!entry) entry = &refill.entry_for(Key(text));
     } else if constexpr (std::is_integral_v<Key>) {
       Key key{};
       if (!integer_key_from_text(text, key)) return c.fail(errc::type_mismatch, key_at, "expected an integer key");
+      if (!c.spend(map_node_size<Map>, key_at)) return false;
       entry = refill.reuse_next(key);
       if (!entry) entry = &refill.entry_for(std::move(key));
     } else {
@@ -622,6 +623,11 @@ bool read_json_struct(json_reader& r, T& value) {
   if (outcome == 0) {
     c.err.prepend_path(path_key(R::names[done]));
     return false;
+  }
+  if (done == n && c.p < c.end && *c.p == '}') {  // every member, in order, and the end: done
+    ++c.p;
+    c.leave();
+    return true;
   }
   bool seen[n + 1] = {};
   for (std::size_t i = 0; i < done; ++i) seen[i] = true;

@@ -234,10 +234,14 @@ bool read_msgpack_wide_integer(msgpack_cursor& c, Int& value) {
   return fit == integer_fit::fits || c.fail(errc::number_out_of_range, start, integer_fit_message(fit));
 }
 
+// gap_keeps_value: a compact slot, where nil marks a gap (the integer keeps its value).
+inline constexpr bool gap_keeps_value = true;
+
 // Positive fixints (0..127: levels, counts, enums) and uint8/16/32 that fit read inline;
 // the rest, and every error, out of line. The caller has checked that a byte is there
-// (msgpack_cursor::more()).
-template <class Int>
+// (msgpack_cursor::more()). With NilKeepsValue, nil (a compact slot's gap) leaves value
+// as it is.
+template <bool NilKeepsValue = false, class Int>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
   std::uint8_t marker = *c.p;
   if (SAVEKIT_LIKELY(marker < 0x80)) {
@@ -254,6 +258,12 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
         c.p += 1 + bytes;
         return true;
       }
+    }
+  }
+  if constexpr (NilKeepsValue) {
+    if (marker == mp::nil) {
+      ++c.p;
+      return true;
     }
   }
   return read_msgpack_wide_integer(c, value);
@@ -395,7 +405,7 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_header(msgpack_cursor& c, container_kind
 template <class T>
 bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
   for (std::uint64_t i = 0; i < count; ++i) {
-    if (!read_msgpack(c, container[i])) {
+    if (!c.more() || !read_msgpack_member(c, container[i])) {
       c.err.prepend_path(path_index(i));
       return false;
     }
@@ -576,12 +586,17 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   return true;
 }
 
-// A member of a struct, whose first byte is there. Integers, the most common members,
-// are read inline rather than through a call per value.
+// A member of a struct or an element of a sequence, whose first byte is there. The most
+// common ones are read inline rather than through a call per value: integers, floats,
+// and small structs in the compact form.
 template <class M>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_member(msgpack_cursor& c, M& member) {
   if constexpr (kind_v<M> == value_kind::integer)
     return read_msgpack_integer(c, member);
+  else if constexpr (kind_v<M> == value_kind::floating)
+    return read_msgpack_float(c, member);
+  else if constexpr (kind_v<M> == value_kind::structure)
+    return read_msgpack_struct(c, member);
   else
     return read_msgpack_value(c, member);
 }
@@ -621,10 +636,15 @@ template <std::size_t I, class T>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_slot(msgpack_cursor& c, T& value) {
   if (!c.more()) return false;
   auto& field = reflection<T>::template get<I>(value);
-  if constexpr (!can_hold_null<std::remove_cvref_t<decltype(field)>>) {
-    if (read_msgpack_nil(c)) return true;
+  using M = std::remove_cvref_t<decltype(field)>;
+  if constexpr (kind_v<M> == value_kind::integer) {
+    if (read_msgpack_integer<gap_keeps_value>(c, field)) return true;  // nil looked for only off the fast path
+  } else {
+    if constexpr (!can_hold_null<M>) {
+      if (read_msgpack_nil(c)) return true;
+    }
+    if (read_msgpack_member(c, field)) return true;
   }
-  if (read_msgpack_member(c, field)) return true;
   c.err.prepend_path(path_key(reflection<T>::names[I]));
   return false;
 }
@@ -711,20 +731,8 @@ bool read_msgpack_struct_members(msgpack_cursor& c, T& value, std::uint64_t coun
 }
 
 template <class T>
-bool read_msgpack_struct(msgpack_cursor& c, T& value) {
+bool read_msgpack_any_struct(msgpack_cursor& c, T& value) {
   const unsigned char* start = c.p;
-  constexpr std::size_t n = reflection<T>::size;
-  if constexpr (n < 16 && compact_keys_in_order<T>()) {
-    // What the compact form of a small struct is: a fixarray of every field, in order. One
-    // byte says so; each slot still checks that its bytes are there.
-    if (*c.p == (0x90 | n)) {
-      if (n > c.remaining() - 1) return c.fail(errc::length_exceeds_input, start, "declared length exceeds the input");
-      ++c.p;
-      if (!c.enter(start) || !read_msgpack_compact_in_order(c, value)) return false;
-      c.leave();
-      return true;
-    }
-  }
   std::uint64_t count = 0;
   container_kind kind{};
   if (!required(c, c.container(count, kind), "expected a map or an array") || !c.enter(start)) return false;
@@ -733,6 +741,25 @@ bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   if (!ok) return false;
   c.leave();
   return true;
+}
+
+// A struct, whose first byte is there. What the compact form of a small struct is — a
+// fixarray of every field, in order — is read inline where the struct is (an element of
+// a long array, a member): one byte says so, and each slot still checks that its bytes
+// are there. Everything else out of line.
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_struct(msgpack_cursor& c, T& value) {
+  constexpr std::size_t n = reflection<T>::size;
+  if constexpr (n < 16 && compact_keys_in_order<T>()) {
+    const unsigned char* start = c.p;
+    if (*c.p == (0x90 | n) && n < c.remaining()) {
+      ++c.p;
+      if (!c.enter(start) || !read_msgpack_compact_in_order(c, value)) return false;
+      c.leave();
+      return true;
+    }
+  }
+  return read_msgpack_any_struct(c, value);
 }
 
 // A value of T at the cursor, which has at least one byte left.

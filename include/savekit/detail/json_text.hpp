@@ -75,10 +75,10 @@ void write_json_string(output<Container>& out, const char* s, std::size_t n) {
       }
       while (i < n && json_escape_class.values[static_cast<unsigned char>(s[i])] == 0) ++i;
       if (i == n || json_escape_class.values[static_cast<unsigned char>(s[i])] != 2) break;
-      int length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(s + i),
-                                        reinterpret_cast<const unsigned char*>(s + n));
-      if (length == 0) break;
-      i += static_cast<std::size_t>(length);
+      auto* at = reinterpret_cast<const unsigned char*>(s + i);
+      auto* past = skip_utf8_multibyte(at, reinterpret_cast<const unsigned char*>(s + n));
+      if (past == at) break;
+      i += static_cast<std::size_t>(past - at);
     }
     std::memcpy(dst + written, s + run, i - run);
     written += i - run;
@@ -334,10 +334,10 @@ struct json_cursor {
         }
         while (p < end && json_escape_class.values[static_cast<unsigned char>(*p)] == 0) ++p;
         if (p == end || static_cast<unsigned char>(*p) < 0x80) break;
-        int length = utf8_sequence_length(reinterpret_cast<const unsigned char*>(p),
-                                          reinterpret_cast<const unsigned char*>(end));
-        if (length == 0) return fail(errc::invalid_utf8, p, "invalid UTF-8 in string");
-        p += length;
+        auto* at = reinterpret_cast<const unsigned char*>(p);
+        auto* past = skip_utf8_multibyte(at, reinterpret_cast<const unsigned char*>(end));
+        if (past == at) return fail(errc::invalid_utf8, p, "invalid UTF-8 in string");
+        p += past - at;
       }
       if (out) out->append(run, static_cast<std::size_t>(p - run));
       if (p == end) return fail_end();

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "savekit/detail/config.hpp"
 
@@ -57,7 +59,8 @@ class output {
 
   // Resizing zero-fills the new bytes, so the window grows geometrically from what it
   // has, not straight to the capacity: a large reused buffer must not cost a memset of
-  // its whole capacity for every small save.
+  // its whole capacity for every small save. A std::string under C++23 grows without the
+  // fill (resize_and_overwrite), so it takes its whole capacity at once.
   void grow(std::size_t n) {
     std::size_t used = size();
     std::size_t needed = used + n;
@@ -65,8 +68,16 @@ class output {
     std::size_t target = 2 * static_cast<std::size_t>(limit_ - begin_);
     if (target < 64) target = 64;
     if (target < needed) target = needed;
-    if (target > capacity && needed <= capacity) target = capacity;  // no reallocation yet
-    container_.resize(target);
+#if defined(__cpp_lib_string_resize_and_overwrite)
+    if constexpr (std::is_same_v<Container, std::string>) {
+      if (needed <= capacity) target = capacity;  // no fill to pay for: all of it
+      container_.resize_and_overwrite(target, [](char*, std::size_t size) { return size; });
+    } else
+#endif
+    {
+      if (target > capacity && needed <= capacity) target = capacity;  // no reallocation yet
+      container_.resize(target);
+    }
     attach();
     cursor_ = begin_ + used;
   }

@@ -61,15 +61,17 @@ bool read_variant_alternative(Variant& variant, std::size_t index, Read read) {
   });
 }
 
-// A map being read, entry by entry. The map starts empty; an entry whose key the map
-// held before the read is moved back in whole (its node, its value's capacity) and read
-// into, as a sequence's elements are, so reading into a reused map allocates only for new
-// keys; entries the input lacks are gone when the read ends. A key repeated in the input
-// starts from a fresh value (the last one wins, whole).
+// A map being read, entry by entry, in place: as a sequence's elements are read in place
+// by index, a map's entries are by key. An entry whose key the map held before the read is
+// moved back in (its node, its key, its value's capacity) and read into, so reading into a
+// reused map allocates only for new keys and, as everywhere else, what the input leaves
+// out of that entry keeps its value; entries whose keys the input lacks are gone when the
+// read ends; a key repeated in the input is read into the same entry again.
 //
 // Keys written from the same map come in the order the old map holds them: reuse_next
 // takes the next old entry when its key is the one read (a string key compared as text,
-// before a std::string is made for it); entry_for finds any other key.
+// before a std::string is made for it); entry_for finds any other key. A map type without
+// node handles is simply refilled.
 template <class Map>
 class map_refill {
  public:
@@ -78,6 +80,7 @@ class map_refill {
   // What a key is compared as before it is made: text for string keys.
   using key_view = std::conditional_t<std::is_same_v<key_type, std::string>, std::string_view, key_type>;
 
+  static constexpr bool reuses_nodes = requires { typename Map::node_type; };
   static constexpr bool ordered_by_less = [] {
     if constexpr (requires { typename Map::key_compare; })
       return std::is_same_v<typename Map::key_compare, std::less<key_type>>;
@@ -85,28 +88,36 @@ class map_refill {
       return false;
   }();
 
-  explicit map_refill(Map& map) : map_(map), previous_(std::move(map)), next_(previous_.begin()) { map_.clear(); }
+  explicit map_refill(Map& map) : map_(map), previous_(std::move(map)), next_(previous_.begin()) {
+    map_.clear();
+    if constexpr (requires { map_.reserve(std::size_t{}); }) map_.reserve(previous_.size());  // hash buckets
+  }
   map_refill(const map_refill&) = delete;
   map_refill& operator=(const map_refill&) = delete;
 
   // The old entry for key if it is the next one in the old map's order (an ordered map
   // ordered by < first passes over old keys the input no longer has); else nullptr.
   entry* reuse_next(const key_view& key) {
-    if constexpr (ordered_by_less) {
-      while (next_ != previous_.end() && key_view(next_->first) < key) ++next_;
+    if constexpr (reuses_nodes) {
+      if constexpr (ordered_by_less) {
+        while (next_ != previous_.end() && key_view(next_->first) < key) ++next_;
+      }
+      if (next_ != previous_.end() && key_view(next_->first) == key)
+        return &*map_.insert(map_.end(), previous_.extract(next_++));
     }
-    if (next_ == previous_.end() || key_view(next_->first) != key) return nullptr;
-    return &*map_.insert(map_.end(), previous_.extract(next_++));
+    return nullptr;
   }
 
   entry& entry_for(key_type&& key) {
-    if (auto old = previous_.find(key); old != previous_.end()) {
-      if (old == next_) ++next_;
-      return *map_.insert(map_.end(), previous_.extract(old));
+    if constexpr (reuses_nodes) {
+      if (auto old = previous_.find(key); old != previous_.end()) {
+        if (old == next_) ++next_;
+        auto node = previous_.extract(old);
+        node.key() = std::move(key);  // the input's spelling, under a comparator that calls others equal
+        return *map_.insert(map_.end(), std::move(node));
+      }
     }
-    auto [it, inserted] = map_.try_emplace(std::move(key));
-    if (!inserted) it->second = typename Map::mapped_type{};
-    return *it;
+    return *map_.try_emplace(std::move(key)).first;
   }
 
  private:
