@@ -235,6 +235,36 @@ TEST(Property, JsonFloatsAreShortestAndExact) {
   }
 }
 
+// Numbers with digits on both sides of the point are written in plain notation, the
+// point put in place by an 8-byte merge when it falls within the first eight characters
+// (by a move past them): every position, both types, both signs, read back exactly (by
+// strtod, not by savekit's own reader).
+template <class Float>
+void expect_plain_notation_reads_back(Float value) {
+  std::string text = savekit::to_json(value);
+  ASSERT_EQ(text.find_first_not_of("-0123456789."), std::string::npos) << text;
+  ASSERT_NE(text.find('.'), std::string::npos) << text;
+  Float back = static_cast<Float>(std::strtod(text.c_str(), nullptr));
+  if constexpr (std::is_same_v<Float, float>) back = std::strtof(text.c_str(), nullptr);
+  ASSERT_EQ(std::memcmp(&back, &value, sizeof(Float)), 0) << text;
+}
+
+TEST(Property, JsonFloatsWithAPointInsideAreWrittenInPlace) {
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 100000; ++i) {
+    int integer_digits = 1 + static_cast<int>(rng() % 15);  // 1 to 15 digits before the point
+    double scale = std::pow(10.0, static_cast<double>(integer_digits - 1));
+    double magnitude = scale * (1.0 + static_cast<double>(rng() % 1000000007) / 1000000007.0 * 8.99);
+    double value = (i % 2 ? -1 : 1) * magnitude;
+    if (value == std::floor(value)) continue;  // no fraction: written with ".0", another path
+    expect_plain_notation_reads_back(value);
+    if (integer_digits <= 7) {
+      float single = static_cast<float>(value);
+      if (single != std::floor(single)) expect_plain_notation_reads_back(single);
+    }
+  }
+}
+
 // The JSON reader converts common decimals itself (Clinger's fast path) and leaves the rest
 // to fast_float: either way the result must be fast_float's, bit for bit. Two kinds of text:
 // decimals of 14 to 17 digits next to a point halfway between two floats, where reading

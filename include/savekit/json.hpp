@@ -255,6 +255,24 @@ SAVEKIT_ALWAYS_INLINE char* write_bounded_json(char* p, const T& value) {
   }
 }
 
+// Member I of T with its key (compact output). A member of bounded size is written inline
+// with its key into one reservation; the rest through write_json.
+template <std::size_t I, class W, class T>
+SAVEKIT_ALWAYS_INLINE void write_json_member(W& w, const T& value) {
+  constexpr auto& key = key_prefix_v<T, I>;
+  const auto& member = reflection<T>::template get<I>(value);
+  using M = std::remove_cvref_t<decltype(member)>;
+  constexpr std::size_t most = bounded_json_size<M>();
+  if constexpr (most != 0 && !(W::counts_depth && kind_v<M> == value_kind::structure)) {
+    char* p = w.out.reserve(key.size() + most);
+    std::memcpy(p, key.data(), key.size());
+    w.out.advance(static_cast<std::size_t>(write_bounded_json(p + key.size(), member) - p));
+  } else {
+    w.out.append(key.data(), key.size());
+    write_json(w, member);
+  }
+}
+
 template <class W, class T>
 void write_json_struct(W& w, const T& value) {
   using R = reflection<T>;
@@ -271,10 +289,7 @@ void write_json_struct(W& w, const T& value) {
   }
   if (!w.options.pretty && !w.options.skip_null_members) {
     w.out.put('{');
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((w.out.append(key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), write_json(w, R::template get<I>(value))),
-       ...);
-    }
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (write_json_member<I>(w, value), ...); }
     (std::make_index_sequence<R::size>{});
     w.out.put('}');
     w.leave();
