@@ -338,12 +338,14 @@ GLAZE_PAIRS = [  # (family, savekit's way, glaze's way doing the same)
 def glaze_table(groups):
     """savekit beside glaze, case by case: ratio = glaze's time / savekit's (> 1: savekit is
     faster), with the geometric mean of each family; and the compact form against the floor."""
-    lines, ratios = [], {}
+    lines, ratios, behind = [], {}, {}
     for (obj, op), ways in groups.items():
         for family, ours, theirs in GLAZE_PAIRS:
             if ours in ways and theirs in ways:
                 ratio = ways[theirs]["real_time"] / ways[ours]["real_time"]
                 ratios.setdefault(family, []).append(ratio)
+                if ratio < 1:
+                    behind.setdefault(family, []).append(f"{obj} {op} {ours.removeprefix('savekit ')} {ratio:.2f}")
                 lines.append(f"| {obj} | {op} | {ours} | {ways[ours]['real_time']:.0f} | {theirs} | "
                              f"{ways[theirs]['real_time']:.0f} | {ratio:.2f}{'' if ratio >= 1 else ' ✗'} |")
     if not lines:
@@ -355,7 +357,8 @@ def glaze_table(groups):
     for family, values in ratios.items():
         geomean = math.exp(sum(math.log(v) for v in values) / len(values))
         slower = sum(1 for v in values if v < 1)
-        out.append(f"- {family}: geometric mean {geomean:.2f}× over {len(values)} cases; savekit slower in {slower}.")
+        out.append(f"- {family}: geometric mean {geomean:.2f}× over {len(values)} cases; savekit slower in {slower}"
+                   + (f" ({', '.join(behind[family])})." if slower else "."))
     floor = [(obj, op, ways["savekit MessagePack compact"]["real_time"] / ways["hand-written floor"]["real_time"])
              for (obj, op), ways in groups.items() if "hand-written floor" in ways and "savekit MessagePack compact" in ways]
     if floor:
@@ -380,8 +383,12 @@ def codecs_report(path):
           f"run {context.get('date')}.")
     print("Times are real time per operation (median of repetitions when repeated). Ratio: this way's time over "
           "savekit's of the same class — above 1.00 means slower than savekit.\n")
-    for line in glaze_table(groups):
+    summary = glaze_table(groups)
+    for line in summary:
         print(line)
+    # The geometric means and the cases behind, for the README (bench/run.sh embeds it).
+    with open(os.path.join(os.path.dirname(path), "codecs_headline.md"), "w") as f:
+        f.write("\n".join(line for line in summary if line.startswith("- ")) + "\n")
     for (obj, op), ways in groups.items():
         print(f"### {obj} — {op}\n")
         print("| way | ns/op | ratio | MB/s | size (B) | allocs/op | bytes alloc/op |")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one Google Benchmark program in the release configuration (5 interleaved repetitions, median)
-# and writes bench/results/NAME.{json,md}; the store's table is also embedded in the README.
+# and writes bench/results/NAME.{json,md}; the store's table and the codecs' summary beside glaze
+# are also embedded in the README.
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
 # (The seeds' studies, the main job, are scripts/run.sh.)
@@ -33,4 +34,7 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
 echo "wrote $results/$name.md"
 if [ "$name" = store ]; then
   python3 scripts/embed_results.py README.md store-bench "$results/store.md" && echo "updated README.md"
+fi
+if [ "$name" = codecs ]; then  # savekit beside glaze: the geometric means and the cases behind
+  python3 scripts/embed_results.py README.md codecs-vs-glaze "$results/codecs_headline.md" && echo "updated README.md"
 fi

@@ -265,6 +265,42 @@ TEST(Property, JsonFloatsWithAPointInsideAreWrittenInPlace) {
   }
 }
 
+// Integers: the reader's inline path (up to nine digits, no sign) and the general one it
+// hands everything else to must agree on every text — value, error code and offset.
+template <class Int>
+void expect_integer_paths_agree(const std::string& text) {
+  using savekit::detail::json_cursor;
+  Int inline_value{}, general_value{};
+  json_cursor inline_cursor{text, 8}, general_cursor{text, 8};
+  bool inline_read = savekit::detail::read_json_integer(inline_cursor, inline_value);
+  bool general_read = savekit::detail::read_json_any_integer(general_cursor, general_value);
+  ASSERT_EQ(inline_read, general_read) << text;
+  if (inline_read) {
+    ASSERT_EQ(inline_value, general_value) << text;
+    ASSERT_EQ(inline_cursor.p, general_cursor.p) << text;
+  } else {
+    ASSERT_EQ(inline_cursor.err.code(), general_cursor.err.code()) << text;
+    ASSERT_EQ(inline_cursor.err.offset(), general_cursor.err.offset()) << text;
+  }
+}
+
+TEST(Property, JsonIntegersReadInlineAsTheGeneralPathReadsThem) {
+  std::mt19937_64 rng(14);
+  const char* endings[] = {"", ",", "}", " ", ".5", "e3", "E-1", "0", "x"};
+  for (int i = 0; i < 200000; ++i) {
+    std::string text = rng() % 5 == 0 ? "-" : "";
+    int digits = 1 + static_cast<int>(rng() % 21);
+    for (int d = 0; d < digits; ++d) text += static_cast<char>('0' + rng() % 10);
+    text += endings[rng() % std::size(endings)];
+    expect_integer_paths_agree<int>(text);
+    expect_integer_paths_agree<std::int8_t>(text);
+    expect_integer_paths_agree<std::uint16_t>(text);
+    expect_integer_paths_agree<std::uint32_t>(text);
+    expect_integer_paths_agree<std::int64_t>(text);
+    expect_integer_paths_agree<std::uint64_t>(text);
+  }
+}
+
 // The JSON reader converts common decimals itself (Clinger's fast path) and leaves the rest
 // to fast_float: either way the result must be fast_float's, bit for bit. Two kinds of text:
 // decimals of 14 to 17 digits next to a point halfway between two floats, where reading

@@ -587,7 +587,7 @@ struct json_field_table {
     if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || !equal_bytes<quoted.size()>(c.p, quoted.data()))
       return -1;
     c.p += quoted.size();
-    return c.next_token() && read_member(r, R::template get<I>(value));
+    return c.next_token() && read_field<I>(r, value);
   }
   template <std::size_t I>
   static int read_field(json_reader& r, T& value) {

@@ -15,6 +15,7 @@
 // float64 (NaN and infinities survive), and integer map keys are integers.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -405,7 +406,7 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_header(msgpack_cursor& c, container_kind
 template <class T>
 bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
   for (std::uint64_t i = 0; i < count; ++i) {
-    if (!c.more() || !read_msgpack_member(c, container[i])) {
+    if (!c.more() || !read_msgpack_element(c, container[i])) {
       c.err.prepend_path(path_index(i));
       return false;
     }
@@ -586,19 +587,27 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
   return true;
 }
 
-// A member of a struct or an element of a sequence, whose first byte is there. The most
-// common ones are read inline rather than through a call per value: integers, floats,
-// and small structs in the compact form.
+// A member of a struct, whose first byte is there. The most common ones, integers and
+// floats, are read inline rather than through a call per value.
 template <class M>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_member(msgpack_cursor& c, M& member) {
   if constexpr (kind_v<M> == value_kind::integer)
     return read_msgpack_integer(c, member);
   else if constexpr (kind_v<M> == value_kind::floating)
     return read_msgpack_float(c, member);
-  else if constexpr (kind_v<M> == value_kind::structure)
-    return read_msgpack_struct(c, member);
   else
     return read_msgpack_value(c, member);
+}
+
+// A slot of the compact form or an element of an array, whose first byte is there: as a
+// member, and a small struct's compact form inline too (where it is most likely; the map
+// form's fields, whose structs are maps, call it out of line).
+template <class M>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_element(msgpack_cursor& c, M& element) {
+  if constexpr (kind_v<M> == value_kind::structure)
+    return read_msgpack_struct(c, element);
+  else
+    return read_msgpack_member(c, element);
 }
 
 // How the map form reads field I of T (field_readers makes the tables).
@@ -612,7 +621,7 @@ struct msgpack_field_table {
     using key = msgpack_key<T, I>;
     if (c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return -1;
     c.p += key::size;
-    return c.more() && read_msgpack_member(c, R::template get<I>(value));
+    return read_field<I>(c, value);
   }
   template <std::size_t I>
   static int read_field(msgpack_cursor& c, T& value) {
@@ -643,7 +652,7 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_slot(msgpack_cursor& c, T& value
     if constexpr (!can_hold_null<M>) {
       if (read_msgpack_nil(c)) return true;
     }
-    if (read_msgpack_member(c, field)) return true;
+    if (read_msgpack_element(c, field)) return true;
   }
   c.err.prepend_path(path_key(reflection<T>::names[I]));
   return false;
@@ -660,6 +669,14 @@ template <class T>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_compact_in_order(msgpack_cursor& c, T& value) {
   return read_msgpack_slots_in_order(c, value, std::make_index_sequence<reflection<T>::size>{});
 }
+
+// Whether field I of T can hold nil itself (else nil in its compact slot is a gap).
+template <class T>
+inline constexpr auto slot_holds_null = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<bool, sizeof...(I) + 1>{
+      can_hold_null<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<T&>()))>>..., false};
+}
+(std::make_index_sequence<reflection<T>::size>{});
 
 // The compact form: element i is the field whose key is i.
 template <class T>
@@ -678,14 +695,10 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
       if (!c.skip_value()) return false;  // a removed field's nil, or a newer field we do not know
       continue;
     }
-    bool ok = with_index<n>(index, [&](auto i) {
-      auto& field = R::template get<i.value>(value);
-      if constexpr (!can_hold_null<std::remove_cvref_t<decltype(field)>>) {
-        if (read_msgpack_nil(c)) return true;
-      }
-      return read_msgpack(c, field);
-    });
-    if (!ok) {
+    // Off the in-order path (renumbered keys, a partial or longer array): each slot
+    // through the per-field table, a nil gap first.
+    if (!slot_holds_null<T>[index] && read_msgpack_nil(c)) continue;
+    if (msgpack_fields<T>::read[index](c, value) == 0) {
       c.err.prepend_path(path_key(R::names[index]));
       return false;
     }

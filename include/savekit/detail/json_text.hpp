@@ -542,7 +542,7 @@ inline bool json_mismatch(json_cursor& c, const char* expected) {
 }
 
 template <class Int>
-SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
+bool read_json_any_integer(json_cursor& c, Int& value) {
   // Works on local copies of the cursor: stores through char pointers could alias it.
   const char* start = c.p;
   const char* p = start;
@@ -573,6 +573,29 @@ SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
     return c.fail(errc::number_out_of_range, start, integer_fit_message(fit));
   c.p = p;
   return true;
+}
+
+// An integer at the cursor (a byte is there). What most are — up to nine digits, no sign,
+// ending where a number ends — read inline; a sign, more digits, a fraction, an exponent,
+// a value too large for Int and every error out of line, with the same checks.
+template <class Int>
+SAVEKIT_ALWAYS_INLINE bool read_json_integer(json_cursor& c, Int& value) {
+  const char* p = c.p;
+  const char* end = c.end;
+  auto digit = [](char ch) { return static_cast<unsigned>(static_cast<unsigned char>(ch) - '0'); };
+  if (p < end && digit(*p) < 10) {
+    std::uint32_t v = digit(*p++);
+    if (v != 0) {  // a leading zero followed by digits is an error, out of line
+      for (int more = 0; more < 8 && p < end && digit(*p) < 10; ++more, ++p) v = v * 10 + digit(*p);
+    }
+    bool number_ends = p == end || (digit(*p) >= 10 && *p != '.' && (*p | 0x20) != 'e');
+    if (number_ends && v <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
+      value = static_cast<Int>(v);
+      c.p = p;
+      return true;
+    }
+  }
+  return read_json_any_integer(c, value);
 }
 
 }  // namespace savekit::detail
