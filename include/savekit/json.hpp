@@ -549,14 +549,12 @@ bool read_json_map(json_reader& r, Map& map) {
     typename Map::value_type* entry = nullptr;
     if constexpr (std::is_same_v<Key, std::string>) {
       if (!c.spend(map_node_size<Map>, key_at)) return false;
-      entry = refill.reuse_next(text);
-      if (!entry) entry = &refill.entry_for(Key(text));
+      entry = &refill.entry_for(text);
     } else if constexpr (std::is_integral_v<Key>) {
       Key key{};
       if (!integer_key_from_text(text, key)) return c.fail(errc::type_mismatch, key_at, "expected an integer key");
       if (!c.spend(map_node_size<Map>, key_at)) return false;
-      entry = refill.reuse_next(key);
-      if (!entry) entry = &refill.entry_for(std::move(key));
+      entry = &refill.entry_for(key);
     } else {
       static_assert(always_false<Key>, "map keys must be std::string or integers");
     }

@@ -566,13 +566,11 @@ bool read_msgpack_map(msgpack_cursor& c, Map& map) {
       payload_kind kind{};
       if (!required(c, read_msgpack_payload(c, text, kind), "expected a string")) return false;
       if (!c.more() || !c.spend(map_node_size<Map>, c.p)) return false;
-      entry = refill.reuse_next(text);
-      if (!entry) entry = &refill.entry_for(Key(text));
+      entry = &refill.entry_for(text);
     } else {
       Key key{};
       if (!read_msgpack_map_key(c, key) || !c.more() || !c.spend(map_node_size<Map>, c.p)) return false;
-      entry = refill.reuse_next(key);
-      if (!entry) entry = &refill.entry_for(std::move(key));
+      entry = &refill.entry_for(key);
     }
     auto& [stored_key, mapped] = *entry;
     if (!read_msgpack(c, mapped)) {

@@ -68,10 +68,10 @@ bool read_variant_alternative(Variant& variant, std::size_t index, Read read) {
 // out of that entry keeps its value; entries whose keys the input lacks are gone when the
 // read ends; a key repeated in the input is read into the same entry again.
 //
-// Keys written from the same map come in the order the old map holds them: reuse_next
-// takes the next old entry when its key is the one read (a string key compared as text,
-// before a std::string is made for it); entry_for finds any other key. A map type without
-// node handles is simply refilled.
+// Keys written from the same map come in the order the old map holds them: entry_for
+// first takes the next old entry when its key is the one read (a string key compared as
+// text, before a std::string is made for it), and finds any other key only after that. A
+// map type without node handles is simply refilled.
 template <class Map>
 class map_refill {
  public:
@@ -95,6 +95,14 @@ class map_refill {
   map_refill(const map_refill&) = delete;
   map_refill& operator=(const map_refill&) = delete;
 
+  // The entry for key, as the input spells it (text for a string key): the next old entry
+  // if its key is this one, else any old entry with this key, else a new one.
+  entry& entry_for(const key_view& key) {
+    if (entry* next = reuse_next(key)) return *next;
+    return entry_for_made(key_type(key));
+  }
+
+ private:
   // The old entry for key if it is the next one in the old map's order (an ordered map
   // ordered by < first passes over old keys the input no longer has); else nullptr.
   entry* reuse_next(const key_view& key) {
@@ -108,7 +116,7 @@ class map_refill {
     return nullptr;
   }
 
-  entry& entry_for(key_type&& key) {
+  entry& entry_for_made(key_type&& key) {
     if constexpr (reuses_nodes) {
       if (auto old = previous_.find(key); old != previous_.end()) {
         if (old == next_) ++next_;
@@ -120,7 +128,6 @@ class map_refill {
     return *map_.try_emplace(std::move(key)).first;
   }
 
- private:
   Map& map_;
   Map previous_;
   typename Map::iterator next_;
