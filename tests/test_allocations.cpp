@@ -12,6 +12,7 @@
 #include <map>
 #include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "seed_types.hpp"
@@ -105,6 +106,18 @@ TEST(Allocations, MapsReadIntoAReusedMapKeepTheirNodes) {
               0);
     EXPECT_EQ(loaded, world);
   }
+  // A hash map's keys come in another order than the reused map holds them: each is looked
+  // up through one reused string, so a load allocates a few times (bucket arrays, that
+  // string), however many entries — not once per key (20 here, 100 loads).
+  std::unordered_map<std::string, Chunk> hashed;
+  for (const auto& [name, chunk] : world) hashed[name + " of the northern lands"] = chunk;  // past any SSO
+  std::unordered_map<std::string, Chunk> hashed_loaded;
+  EXPECT_LE(allocations_in_steady_state([&] {
+              savekit::to_json(hashed, text);
+              ASSERT_TRUE(savekit::from_json(text, hashed_loaded));
+            }),
+            500);
+  EXPECT_EQ(hashed_loaded, hashed);
 }
 
 TEST(Allocations, Base64AndTranscodingIntoReusedBuffers) {

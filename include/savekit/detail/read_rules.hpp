@@ -96,10 +96,16 @@ class map_refill {
   map_refill& operator=(const map_refill&) = delete;
 
   // The entry for key, as the input spells it (text for a string key): the next old entry
-  // if its key is this one, else any old entry with this key, else a new one.
+  // if its key is this one, else any old entry with this key, else a new one. Only a new
+  // entry makes a key: a string key is looked up through one reused string.
   entry& entry_for(const key_view& key) {
     if (entry* next = reuse_next(key)) return *next;
-    return entry_for_made(key_type(key));
+    if constexpr (std::is_same_v<key_view, key_type>) {
+      return entry_for_key(key);
+    } else {
+      lookup_.assign(key);
+      return entry_for_key(lookup_);
+    }
   }
 
  private:
@@ -116,21 +122,22 @@ class map_refill {
     return nullptr;
   }
 
-  entry& entry_for_made(key_type&& key) {
+  entry& entry_for_key(const key_type& key) {
     if constexpr (reuses_nodes) {
       if (auto old = previous_.find(key); old != previous_.end()) {
         if (old == next_) ++next_;
         auto node = previous_.extract(old);
-        node.key() = std::move(key);  // the input's spelling, under a comparator that calls others equal
+        if (!(node.key() == key)) node.key() = key;  // the input's spelling, under a comparator that calls others equal
         return *map_.insert(map_.end(), std::move(node));
       }
     }
-    return *map_.try_emplace(std::move(key)).first;
+    return *map_.try_emplace(key).first;
   }
 
   Map& map_;
   Map previous_;
   typename Map::iterator next_;
+  key_type lookup_{};  // a string key's text, for lookups that make no string
 };
 
 // ---- fields of structs -------------------------------------------------------------------
