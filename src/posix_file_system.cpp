@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -275,6 +276,26 @@ class posix_fs final : public file_system {
         return error{errc::invalid_path, 0, prefix + " is not a folder"};
     }
     return created;
+  }
+
+  result<std::vector<std::string>> list_directory(const std::string& directory) override {
+    DIR* folder = ::opendir(directory.c_str());
+    if (!folder) {
+      if (errno == ENOENT) return error{errc::not_found, 0, "no folder " + directory};
+      if (errno == ENOTDIR) return error{errc::invalid_path, 0, directory + " is not a folder"};
+      return io_error("open folder", directory);
+    }
+    std::vector<std::string> names;
+    errno = 0;
+    while (const dirent* entry = ::readdir(folder)) {
+      std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(std::move(name));
+      errno = 0;
+    }
+    int code = errno;
+    ::closedir(folder);
+    if (code != 0) return io_error("read folder", directory, code);
+    return names;
   }
 
   result<std::string> resolve(const std::string& given) override {

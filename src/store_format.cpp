@@ -4,22 +4,11 @@
 #include <vector>
 
 #include "crc32c.hpp"
+#include "little_endian.hpp"
 
 namespace savekit::detail {
 
 namespace {
-
-void put_u32(std::string& out, std::uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-  out.append(b, 4);
-}
-
-void put_u64(std::string& out, std::uint64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-  out.append(b, 8);
-}
 
 void put_varint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -36,18 +25,6 @@ std::size_t varint_size(std::uint64_t v) {
     ++n;
   }
   return n;
-}
-
-std::uint32_t get_u32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
-std::uint64_t get_u64(const char* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
 }
 
 // Reads the payload of one record; false if it does not parse.

@@ -62,6 +62,11 @@ enum class errc : std::uint8_t {
   store_too_large = 34,      // a commit or store file beyond the store's size limit
   store_replaced = 35,       // another program replaced the store file while it was open
   invalid_path = 36,         // a store path that cannot name a store file (empty, a folder, a FIFO...)
+  // Save slots (savekit/slots.hpp):
+  invalid_name = 37,    // a slot name that is empty, too long, not UTF-8 or holds control characters
+  already_exists = 38,  // the target of a rename is a slot already
+  damaged = 39,         // every kept generation of a slot failed its checksums (copies kept as *.damaged)
+  newer_schema = 40,    // saved by a newer version of the game's types than this program knows
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -141,6 +146,14 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "store_replaced";
     case errc::invalid_path:
       return "invalid_path";
+    case errc::invalid_name:
+      return "invalid_name";
+    case errc::already_exists:
+      return "already_exists";
+    case errc::damaged:
+      return "damaged";
+    case errc::newer_schema:
+      return "newer_schema";
   }
   return "unknown";
 }

@@ -77,6 +77,8 @@ class file_system {
   // Creates the folder and its missing parents; returns those it created, outermost first
   // (their parents must be synced before anything in them is durable).
   virtual result<std::vector<std::string>> create_directories(const std::string& directory) = 0;
+  // The names in a folder (not "." and ".."), in no particular order.
+  virtual result<std::vector<std::string>> list_directory(const std::string& directory) = 0;
   // The absolute path of the file path names, symbolic links (a final one too) resolved.
   // The file itself need not exist; its folder must (errc::not_found otherwise).
   virtual result<std::string> resolve(const std::string& path) = 0;

@@ -36,6 +36,7 @@
 #include "savekit/file_backend_options.hpp"
 #include "savekit/json.hpp"
 #include "savekit/msgpack.hpp"
+#include "savekit/object_codec.hpp"
 
 namespace savekit {
 
@@ -130,26 +131,11 @@ inline std::string store_path(std::string_view key) {
   return out + "\"]";
 }
 
-// Limits for objects stored in a prefs store: set() refuses a value nesting deeper than
-// max_depth (it could not be read back with the same limit), get() reads with it.
-struct object_options {
-  std::uint32_t max_depth = default_max_depth;
-  // Memory the object's arrays, maps and pointed-to objects may take when read (see
-  // json_options::max_memory); set() refuses a larger one.
-  std::uint64_t max_memory = default_max_memory;
-};
-
 // Whether bytes are what an entry of this type holds, so that its getter can read them: an
 // int is one MessagePack integer, a float one MessagePack number, json one JSON document,
 // msgpack and msgpack_compact one MessagePack document; strings and bytes are anything.
 status check_stored_value(value_type type, std::string_view bytes);
 
-// How set(key, object, encoding) encodes an object.
-enum class object_encoding : std::uint8_t {
-  msgpack,          // MessagePack map form (default): survives schema changes
-  msgpack_compact,  // MessagePack compact array form: smallest
-  json,             // JSON: readable in any tool
-};
 // The old name (it also named the store's file format): kept for one release.
 using format [[deprecated("savekit::format is now savekit::object_encoding")]] = object_encoding;
 
@@ -282,47 +268,17 @@ class prefs {
 template <class T>
 status prefs::set(std::string_view key, const T& value, object_encoding encoding, object_options options) {
   if (status valid = check_key(key); !valid) return valid;
-  if constexpr (detail::depth_is_bounded<T>) {
-    if (detail::nesting_depth<T>() > options.max_depth)
-      return error{errc::depth_exceeded, 0, detail::too_deep_to_write(options.max_depth).message(), store_path(key)};
-  }
-  if (std::uint64_t footprint = detail::memory_footprint(value); footprint > options.max_memory)
-    return error{errc::value_too_large, 0,
-                 "the object takes " + std::to_string(footprint) + " bytes in memory, more than max_memory (" +
-                     std::to_string(options.max_memory) + "): it could not be read back, so it is not stored",
-                 store_path(key)};
   std::lock_guard lock(state_->mutex);
   // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
   // value if the new one is refused, and buffers are reused in both directions.
   std::string& buffer = state_->scratch;
-  value_type type = value_type::msgpack;
-  status encoded;  // only a type that contains itself can fail to encode (too deep)
-  switch (encoding) {
-    case object_encoding::json:
-      if constexpr (detail::depth_is_bounded<T>)
-        savekit::to_json(value, buffer, {.max_depth = options.max_depth});
-      else
-        encoded = savekit::to_json(value, buffer, {.max_depth = options.max_depth});
-      type = value_type::json;
-      break;
-    case object_encoding::msgpack_compact:
-      if constexpr (detail::depth_is_bounded<T>)
-        savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
-      else
-        encoded = savekit::to_msgpack(value, buffer, {.form = msgpack_form::compact, .max_depth = options.max_depth});
-      type = value_type::msgpack_compact;
-      break;
-    case object_encoding::msgpack:
-      if constexpr (detail::depth_is_bounded<T>)
-        savekit::to_msgpack(value, buffer, {.form = msgpack_form::map, .max_depth = options.max_depth});
-      else
-        encoded = savekit::to_msgpack(value, buffer, {.form = msgpack_form::map, .max_depth = options.max_depth});
-      break;
-  }
-  if (!encoded) {
+  if (status encoded = detail::encode_object(value, encoding, buffer, options); !encoded) {
     error e = std::move(encoded).error();
     return error{e.code(), e.offset(), e.message(), store_path(key)};
   }
+  const value_type type = encoding == object_encoding::json              ? value_type::json
+                          : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
+                                                                         : value_type::msgpack;
   if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", store_path(key)};
   put_swap(key, type, buffer);
   return {};
@@ -336,13 +292,11 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
   status decoded;
   switch (found->type) {  // no default: a new value_type must be placed here
     case value_type::json:
-      decoded =
-          savekit::from_json(found->bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});
+      decoded = detail::decode_object(found->bytes, object_encoding::json, into, options);
       break;
     case value_type::msgpack:
     case value_type::msgpack_compact:
-      decoded = savekit::from_msgpack(std::string_view{found->bytes}, into,
-                                      {.max_depth = options.max_depth, .max_memory = options.max_memory});
+      decoded = detail::decode_object(found->bytes, object_encoding::msgpack, into, options);
       break;
     case value_type::integer:
     case value_type::floating:

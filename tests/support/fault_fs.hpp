@@ -232,6 +232,17 @@ class fault_fs final : public savekit::file_system {
     return created;
   }
 
+  savekit::result<std::vector<std::string>> list_directory(const std::string& directory) override {
+    if (crashed_) return dead();
+    std::string folder = absolute(directory);
+    if (!dirs_.count(folder)) return not_found(folder);
+    std::vector<std::string> names;
+    for (const auto& [path, id] : names_)
+      if (parent_of(path) == folder) names.push_back(path.substr(folder == "/" ? 1 : folder.size() + 1));
+    for (const std::string& d : dirs_)
+      if (d != "/" && parent_of(d) == folder) names.push_back(d.substr(folder == "/" ? 1 : folder.size() + 1));
+    return names;
+  }
   savekit::result<std::string> resolve(const std::string& path) override {
     if (crashed_) return dead();
     std::string full = absolute(path);

@@ -1,0 +1,312 @@
+// savekit/slots.hpp — save slots: a folder of named saves with a load menu.
+//
+//   savekit::result<savekit::slots> s = savekit::slots::open("saves/");
+//   s->write("slot1", game, {.title = "Chapter 2", .playtime = std::chrono::seconds{11520}});
+//   for (const savekit::slot_info& slot : s->list()) ...   // newest first; no payload read
+//   savekit::result<Game> g = s->read<Game>("slot1");
+//
+// Every write is a new generation of the slot, in a file of its own: written to a temporary
+// name, synced, renamed into place and the folder synced — the previous generation stays
+// until the new one is on disk, and the last few are kept (history, restore). A generation
+// file holds a small header and the metadata before the thumbnail and the payload, each
+// checksummed, so the load menu reads a few hundred bytes per slot whatever the save's size.
+// A damaged generation is set aside (renamed *.damaged, never deleted) and the slot falls
+// back to the one before, saying so. The folder is locked against a second process.
+//
+// The file format is in docs/format.md; the rules for reading saves of older or newer
+// versions of the game's types in docs/slots.md.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "savekit/error.hpp"
+#include "savekit/file_backend.hpp"
+#include "savekit/object_codec.hpp"
+
+namespace savekit {
+
+namespace detail {
+template <class T>
+consteval std::uint32_t declared_schema_version() {
+  if constexpr (requires { T::savekit_schema_version; })
+    return static_cast<std::uint32_t>(T::savekit_schema_version);
+  else
+    return 1;
+}
+}  // namespace detail
+
+// The version of a type's layout that a slot records with each save. 1 unless the type
+// says otherwise, with a static member
+//   struct Game { static constexpr std::uint32_t savekit_schema_version = 3; ... };
+// or a specialization:
+//   template <> inline constexpr std::uint32_t savekit::schema_version<Game> = 3;
+// Reading a save of a newer version than the program's is errc::newer_schema.
+template <class T>
+inline constexpr std::uint32_t schema_version = detail::declared_schema_version<T>();
+
+// What the load menu shows of a save. Stored beside the payload, read without it.
+struct slot_meta {
+  std::string title = {};
+  std::chrono::seconds playtime{0};
+  double progress = 0;                           // 0..1 by convention; any finite value is kept
+  std::vector<std::byte> thumbnail = {};         // a PNG, say; may be empty. Not filled by list()
+  std::map<std::string, std::string> user = {};  // the game's own fields ("level": "12")
+  bool operator==(const slot_meta&) const = default;
+};
+
+// One generation of a slot, as the load menu or the history sees it.
+struct generation_info {
+  std::uint64_t generation = 0;  // counts up per slot from 1
+  std::chrono::system_clock::time_point saved_at;
+  std::uint32_t schema_version = 0;
+  object_encoding encoding = object_encoding::msgpack;
+  std::uint64_t bytes = 0;            // the payload's size
+  std::uint64_t thumbnail_bytes = 0;  // meta.thumbnail is left empty: see slots::thumbnail
+  std::uint64_t restored_from = 0;    // the generation restore() copied, or 0
+  slot_meta meta;
+  // Set aside as *.damaged (history only; such a generation is never read or restored).
+  bool damaged = false;
+  std::string problem;  // what was wrong with a damaged generation
+};
+
+// A slot in the load menu: its newest intact generation.
+struct slot_info : generation_info {
+  std::string name;
+  // Newer generations found damaged and set aside: non-zero means the slot fell back to
+  // an older save than its last one, which the game should tell the player.
+  std::uint64_t damaged_newer = 0;
+  bool fell_back() const { return damaged_newer != 0; }
+};
+
+// What a read found on the way to the generation it decoded.
+struct read_report {
+  std::uint64_t generation = 0;  // the generation read
+  std::uint32_t schema_version = 0;
+  // Newer generations that were damaged (each now set aside as *.damaged, unless the
+  // folder was opened read-only), newest first, with what was wrong.
+  std::vector<generation_info> skipped;
+  bool fell_back() const { return !skipped.empty(); }
+};
+
+// Where write_async's callbacks run.
+enum class completion_thread {
+  worker,  // on the slots' worker thread, as soon as the write is done (keep them short)
+  poll,    // on the thread that calls slots::poll(): a game's own thread, once per frame
+};
+
+struct slots_options {
+  object_encoding encoding = object_encoding::msgpack;       // for writes that do not choose
+  std::uint32_t keep_generations = 3;                        // per slot, the newest included (at least 1)
+  std::uint32_t autosave_slots = 3;                          // autosave() rotates through these
+  std::string autosave_prefix = "autosave-";                 // ... named autosave-1, autosave-2, ...
+  object_options limits = {};                                // depth and memory of what is written and read
+  std::uint64_t max_payload_bytes = std::uint64_t{1} << 30;  // a larger generation file is not read
+  // No lock: list and read beside the game that writes (tools); nothing is written or set aside.
+  bool read_only = false;
+  completion_thread completions = completion_thread::worker;
+  file_system* fs = nullptr;  // the operating system's by default; tests inject faults here
+};
+
+struct write_options {
+  std::optional<object_encoding> encoding;  // the folder's (slots_options::encoding) if unset
+};
+
+class slots {
+ public:
+  // Opens (creating it and its parents) the folder at path and locks it: a second
+  // slots::open of the same folder, from this process or another, is errc::locked
+  // (read-only opens take no lock). Leftover temporary files of interrupted writes are
+  // removed. The path is resolved once: a later chdir changes nothing.
+  static result<slots> open(const std::string& path, slots_options options = {});
+
+  slots(slots&&) noexcept;
+  slots& operator=(slots&&) noexcept;
+  ~slots();  // waits for queued writes (flush), then releases the folder
+
+  // ---- names ----
+  // A slot name is 1..max_name_bytes bytes of UTF-8 without control characters; it is
+  // stored inside the file and mapped to a file name that is the same on every file
+  // system (no path separators, no reserved names, no two names differing only in case).
+  static constexpr std::size_t max_name_bytes = 128;
+  static status check_name(std::string_view name);
+
+  // ---- writing ----
+  // Encodes value and writes it as the slot's newest generation, durably: when this
+  // returns success the save is on disk; on failure the slot is as it was.
+  template <class T>
+  status write(std::string_view name, const T& value, const slot_meta& meta = {}, write_options options = {});
+  // Encodes value now, on the calling thread (the snapshot), and writes it on the worker
+  // thread. Writes keep their order per slot; a write still queued is superseded by a
+  // newer one of the same slot (both callbacks then get the newer one's outcome). done
+  // runs on the thread slots_options::completions names; it may be empty. A write refused
+  // before it is queued (a bad name, a value too deep) reports at once.
+  template <class T>
+  void write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done = {},
+                   write_options options = {});
+  // Writes into the autosave slot written longest ago (autosave-1..N), and returns its name.
+  template <class T>
+  result<std::string> autosave(const T& value, const slot_meta& meta = {}, write_options options = {});
+  template <class T>
+  std::string autosave_async(const T& value, const slot_meta& meta, std::function<void(status)> done = {},
+                             write_options options = {});
+  // Waits for every queued write; returns the first failure among them, if any.
+  status flush();
+  // Runs the callbacks of finished asynchronous writes (completion_thread::poll) on the
+  // calling thread; returns how many ran.
+  std::size_t poll();
+  // Writes queued or in progress.
+  std::size_t pending_writes() const;
+
+  // ---- reading ----
+  // Decodes the slot's newest intact generation. A save of an older schema version is
+  // read by the written rules (docs/slots.md); a newer one is errc::newer_schema.
+  template <class T>
+  result<T> read(std::string_view name, read_report* report = nullptr);
+  // The same into an existing object, reusing its capacity. A save of the current schema
+  // version is read in place (every member is in it); an older one is read into a fresh
+  // T first, so that members the old save lacks get their default initializers.
+  template <class T>
+  status read_into(std::string_view name, T& into, read_report* report = nullptr);
+
+  // ---- the load menu ----
+  // Every slot's newest intact generation, newest first. Reads headers and metadata only.
+  result<std::vector<slot_info>> list();
+  result<slot_info> info(std::string_view name);
+  result<std::vector<std::byte>> thumbnail(std::string_view name);
+  // The kept generations, newest first; damaged ones (set aside) included and marked.
+  result<std::vector<generation_info>> history(std::string_view name);
+
+  // ---- managing ----
+  status remove(std::string_view name);                             // every generation
+  status copy(std::string_view from, std::string_view to);          // from's newest becomes to's newest
+  status rename(std::string_view from, std::string_view to);        // errc::already_exists if `to` is a slot
+  status restore(std::string_view name, std::uint64_t generation);  // a copy of it becomes the newest
+
+  // The raw payload of a slot's newest intact generation, and how it is encoded (tools).
+  struct payload {
+    std::string bytes;
+    object_encoding encoding = object_encoding::msgpack;
+    std::uint32_t schema_version = 0;
+    std::uint64_t generation = 0;
+  };
+  result<payload> read_payload(std::string_view name, read_report* report = nullptr);
+
+  const std::string& path() const;  // the folder, resolved
+
+ private:
+  struct state;
+  explicit slots(std::unique_ptr<state> s);
+
+  struct encoded_save {
+    std::string payload;
+    object_encoding encoding = object_encoding::msgpack;
+    std::uint32_t schema_version = 1;
+    slot_meta meta;
+  };
+  status write_encoded(std::string_view name, encoded_save save);
+  void queue_encoded(std::string_view name, encoded_save save, std::function<void(status)> done);
+  // Hands an outcome to a callback on the thread slots_options::completions names (a write
+  // refused before it was queued: on the calling thread, or at the next poll()).
+  void deliver(std::function<void(status)> done, status outcome);
+  std::string next_autosave_name();
+  object_encoding encoding_for(const write_options& options) const;
+  const object_options& limits() const;
+
+  template <class T>
+  result<encoded_save> encode(const T& value, const slot_meta& meta, const write_options& options) const;
+
+  std::unique_ptr<state> state_;
+};
+
+// ---- templates -----------------------------------------------------------------------------
+
+template <class T>
+result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta, const write_options& options) const {
+  result<encoded_save> save{std::in_place};
+  save->encoding = encoding_for(options);
+  save->schema_version = schema_version<T>;
+  save->meta = meta;
+  if (status encoded = detail::encode_object(value, save->encoding, save->payload, limits()); !encoded)
+    return std::move(encoded).error();
+  return save;
+}
+
+template <class T>
+status slots::write(std::string_view name, const T& value, const slot_meta& meta, write_options options) {
+  if (status valid = check_name(name); !valid) return valid;
+  result<encoded_save> save = encode(value, meta, options);
+  if (!save) return std::move(save).error();
+  return write_encoded(name, std::move(*save));
+}
+
+template <class T>
+void slots::write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done,
+                        write_options options) {
+  if (status valid = check_name(name); !valid) return deliver(std::move(done), std::move(valid));
+  result<encoded_save> save = encode(value, meta, options);
+  if (!save) return deliver(std::move(done), std::move(save).error());
+  queue_encoded(name, std::move(*save), std::move(done));
+}
+
+template <class T>
+result<std::string> slots::autosave(const T& value, const slot_meta& meta, write_options options) {
+  std::string name = next_autosave_name();
+  if (status written = write(name, value, meta, options); !written) return std::move(written).error();
+  return name;
+}
+
+template <class T>
+std::string slots::autosave_async(const T& value, const slot_meta& meta, std::function<void(status)> done,
+                                  write_options options) {
+  std::string name = next_autosave_name();
+  write_async(name, value, meta, std::move(done), options);
+  return name;
+}
+
+template <class T>
+status slots::read_into(std::string_view name, T& into, read_report* report) {
+  read_report local;
+  read_report& found = report ? *report : local;
+  result<payload> stored = read_payload(name, &found);
+  if (!stored) return std::move(stored).error();
+  if (stored->schema_version > schema_version<T>)
+    return error{errc::newer_schema, 0,
+                 "slot '" + std::string{name} + "' was saved with schema version " +
+                     std::to_string(stored->schema_version) + ", newer than this program's " +
+                     std::to_string(schema_version<T>) + ": it is left as it is"};
+  status decoded;
+  if (stored->schema_version == schema_version<T>) {
+    decoded = detail::decode_object(stored->bytes, stored->encoding, into, limits());
+  } else {
+    T fresh{};
+    decoded = detail::decode_object(stored->bytes, stored->encoding, fresh, limits());
+    if (decoded) into = std::move(fresh);
+  }
+  if (!decoded) {
+    error e = std::move(decoded).error();
+    return error{e.code(), e.offset(),
+                 "slot '" + std::string{name} + "' generation " + std::to_string(stored->generation) +
+                     " does not decode: " + e.message(),
+                 e.path()};
+  }
+  return {};
+}
+
+template <class T>
+result<T> slots::read(std::string_view name, read_report* report) {
+  result<T> out{std::in_place};
+  status read = read_into(name, *out, report);
+  if (!read) return std::move(read).error();
+  return out;
+}
+
+}  // namespace savekit

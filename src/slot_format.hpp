@@ -1,0 +1,86 @@
+// The slot generation file (docs/format.md, "Slot files") and how slot names become file
+// names. Pure functions over bytes, so that the parser can be fuzzed on its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "savekit/slots.hpp"
+
+namespace savekit::detail {
+
+inline constexpr char slot_magic[8] = {'\x89', 'S', 'K', 'S', 'L', 'O', 'T', '\n'};
+inline constexpr std::uint32_t slot_format_version = 1;
+inline constexpr std::size_t slot_header_size = 84;
+inline constexpr std::uint32_t max_slot_meta_bytes = 1u << 20;        // title and the game's fields
+inline constexpr std::uint32_t max_slot_thumbnail_bytes = 64u << 20;  // a picture, not a video
+
+// The fixed part at the start of a generation file; the sections follow in this order.
+struct slot_header {
+  std::uint64_t generation = 0;
+  std::int64_t saved_at_us = 0;  // microseconds since the Unix epoch, UTC
+  std::uint64_t restored_from = 0;
+  std::uint32_t schema_version = 0;
+  object_encoding encoding = object_encoding::msgpack;
+  std::uint8_t flags = 0;  // none defined yet (sealed saves will set one)
+  std::uint32_t name_bytes = 0;
+  std::uint32_t meta_bytes = 0;
+  std::uint32_t thumbnail_bytes = 0;
+  std::uint64_t payload_bytes = 0;
+  std::uint32_t head_crc = 0;  // CRC-32C of the name and metadata sections
+  std::uint32_t thumbnail_crc = 0;
+  std::uint32_t payload_crc = 0;
+
+  std::uint64_t meta_at() const { return slot_header_size + name_bytes; }
+  std::uint64_t thumbnail_at() const { return meta_at() + meta_bytes; }
+  std::uint64_t payload_at() const { return thumbnail_at() + thumbnail_bytes; }
+  std::uint64_t file_bytes() const { return payload_at() + payload_bytes; }
+};
+
+// The header, name, metadata and thumbnail of a generation file: everything before the
+// payload, whose size and checksum the header carries. Fills the header's checksums.
+std::string encode_slot_head(slot_header& header, std::string_view name, std::string_view meta,
+                             std::string_view thumbnail, std::string_view payload);
+
+// How a generation file's bytes are judged.
+enum class slot_damage {
+  none,
+  damaged,  // the bytes are not what savekit wrote (torn, flipped, truncated, replaced)
+  newer,    // intact, but a format version or flags from a newer savekit
+};
+struct slot_check {
+  slot_damage damage = slot_damage::none;
+  std::string problem;
+};
+
+// Parses the first slot_header_size bytes of a file of file_bytes bytes.
+slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, slot_header& header);
+// Checks a section (name and metadata together, the thumbnail, the payload) against its checksum.
+slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const char* section);
+
+// The metadata section: slot_meta without the thumbnail, as a MessagePack map.
+std::string encode_slot_meta(const slot_meta& meta);
+result<slot_meta> decode_slot_meta(std::string_view bytes);
+
+// ---- file names ----
+// A slot name as a file name: "s-" and its bytes with everything but a-z, 0-9 and '-'
+// written as '_' and two hex digits — lowercase only (case-insensitive file systems), no
+// dot, slash or reserved name. A name whose form would be long ends in '~' and a hash.
+std::string slot_file_base(std::string_view name);
+// The name a base was made from; nullopt for a hashed base (the name is in the files only).
+std::optional<std::string> slot_name_of_base(std::string_view base);
+
+enum class slot_file_kind { generation, temporary, damaged };
+struct slot_file_name {
+  std::string base;
+  std::uint64_t generation = 0;
+  slot_file_kind kind = slot_file_kind::generation;
+};
+// BASE.GENERATION.slot, .tmp or .damaged; nullopt for any other file.
+std::optional<slot_file_name> parse_slot_file_name(std::string_view file);
+std::string slot_file_name_of(std::string_view base, std::uint64_t generation, slot_file_kind kind);
+
+}  // namespace savekit::detail

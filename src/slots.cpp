@@ -1,0 +1,815 @@
+// Save slots: a folder of generation files (docs/format.md), one writer per folder.
+#include "savekit/slots.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "savekit/detail/utf8.hpp"
+#include "slot_format.hpp"
+
+namespace savekit {
+
+namespace {
+
+using detail::slot_damage;
+using detail::slot_file_kind;
+using detail::slot_header;
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::chrono::system_clock::time_point time_of(std::int64_t us) {
+  return std::chrono::system_clock::time_point{
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::microseconds{us})};
+}
+
+std::string quoted(std::string_view name) { return "slot '" + std::string{name} + "'"; }
+
+// The files of one slot in the folder, each list newest first.
+struct slot_files {
+  std::vector<std::uint64_t> generations;  // BASE.N.slot
+  std::vector<std::uint64_t> damaged;      // BASE.N.damaged
+  std::vector<std::uint64_t> temporary;    // BASE.N.tmp
+  bool empty() const { return generations.empty() && damaged.empty() && temporary.empty(); }
+  std::uint64_t highest() const {
+    std::uint64_t h = 0;
+    for (const auto* list : {&generations, &damaged, &temporary})
+      if (!list->empty()) h = std::max(h, list->front());
+    return h;
+  }
+  std::uint64_t damaged_newer_than(std::uint64_t generation) const {
+    return static_cast<std::uint64_t>(
+        std::count_if(damaged.begin(), damaged.end(), [&](std::uint64_t g) { return g > generation; }));
+  }
+};
+
+// A generation file, read as far as was asked and checked.
+struct inspected {
+  detail::slot_check check;  // damage, with what was wrong
+  bool other_name = false;   // intact, but another slot's (two long names with one hashed file name)
+  slot_header header;
+  std::string name;
+  slot_meta meta;
+  std::string thumbnail;  // if asked for
+  std::string payload;    // if asked for
+};
+
+enum class sections : unsigned { head = 0, thumbnail = 1, payload = 2, all = 3 };
+bool wants(sections asked, sections s) { return (static_cast<unsigned>(asked) & static_cast<unsigned>(s)) != 0; }
+
+generation_info info_of(const inspected& g) {
+  generation_info info;
+  info.generation = g.header.generation;
+  info.saved_at = time_of(g.header.saved_at_us);
+  info.schema_version = g.header.schema_version;
+  info.encoding = g.header.encoding;
+  info.bytes = g.header.payload_bytes;
+  info.thumbnail_bytes = g.header.thumbnail_bytes;
+  info.restored_from = g.header.restored_from;
+  info.meta = g.meta;
+  return info;
+}
+
+generation_info damaged_info(std::uint64_t generation, std::string problem) {
+  generation_info info;
+  info.generation = generation;
+  info.damaged = true;
+  info.problem = std::move(problem);
+  return info;
+}
+
+}  // namespace
+
+// ---- the folder ----------------------------------------------------------------------------
+
+struct slots::state {
+  file_system* fs = nullptr;
+  std::string folder;
+  slots_options options;
+  std::unique_ptr<file_system::lock_token> lock;
+  std::mutex folder_mutex;  // one operation on the folder's files at a time
+  std::int64_t last_saved_at_us = 0;
+
+  // Writes queued for the worker thread.
+  struct queued_write {
+    std::string name;
+    encoded_save save;
+    std::vector<std::function<void(status)>> done;
+  };
+  mutable std::mutex queue_mutex;
+  std::condition_variable queue_changed;
+  std::deque<queued_write> queue;
+  bool writing = false;
+  bool stopping = false;
+  std::thread worker;
+  std::thread::id worker_id;
+  std::optional<error> first_failure;                                     // since the last flush()
+  std::vector<std::pair<std::function<void(status)>, status>> completed;  // for poll()
+
+  std::mutex autosave_mutex;
+  std::optional<std::uint32_t> last_autosave;  // index 1..N of the autosave written last (0: none)
+
+  std::string path_of(std::string_view base, std::uint64_t generation, slot_file_kind kind) const {
+    return folder + "/" + detail::slot_file_name_of(base, generation, kind);
+  }
+
+  // ---- reading the folder ----
+
+  result<std::map<std::string, slot_files>> scan() {
+    result<std::vector<std::string>> names = fs->list_directory(folder);
+    if (!names) return std::move(names).error();
+    std::map<std::string, slot_files> slots;
+    for (const std::string& file : *names) {
+      std::optional<detail::slot_file_name> parsed = detail::parse_slot_file_name(file);
+      if (!parsed) continue;
+      slot_files& files = slots[parsed->base];
+      switch (parsed->kind) {
+        case slot_file_kind::generation:
+          files.generations.push_back(parsed->generation);
+          break;
+        case slot_file_kind::damaged:
+          files.damaged.push_back(parsed->generation);
+          break;
+        case slot_file_kind::temporary:
+          files.temporary.push_back(parsed->generation);
+          break;
+      }
+    }
+    for (auto& [base, files] : slots)
+      for (auto* list : {&files.generations, &files.damaged, &files.temporary})
+        std::sort(list->begin(), list->end(), std::greater<>{});
+    return slots;
+  }
+
+  // The files of the slot called name. A hashed base (a long name) may be shared by
+  // another name: its generations are kept only if their header names this slot.
+  result<slot_files> scan_slot(std::string_view name, const std::string& base) {
+    result<std::map<std::string, slot_files>> all = scan();
+    if (!all) return std::move(all).error();
+    auto it = all->find(base);
+    if (it == all->end()) return slot_files{};
+    slot_files files = std::move(it->second);
+    if (base.find('~') != std::string::npos) {
+      std::vector<std::uint64_t> mine;
+      for (std::uint64_t g : files.generations) {
+        result<inspected> r = inspect(path_of(base, g, slot_file_kind::generation), sections::head, name);
+        if (!r || !r->other_name) mine.push_back(g);
+      }
+      files.generations = std::move(mine);
+    }
+    return files;
+  }
+
+  // Reads a generation file's header and metadata, and the sections asked for, checking
+  // each. Damage is reported in the result's check; an error is an I/O failure (or a
+  // payload over the size limit), which says nothing about the file's bytes.
+  result<inspected> inspect(const std::string& path, sections asked, std::string_view expected_name) {
+    result<int> handle = fs->open(path, file_system::open_mode::read);
+    if (!handle) return std::move(handle).error();
+    struct closer {
+      file_system* fs;
+      int handle;
+      ~closer() { fs->close(handle); }
+    } close_on_return{fs, *handle};
+    result<file_system::file_info> info = fs->stat(*handle);
+    if (!info) return std::move(info).error();
+    result<inspected> out{std::in_place};
+    result<std::string> head = fs->read_at(*handle, 0, detail::slot_header_size);
+    if (!head) return std::move(head).error();
+    out->check = detail::parse_slot_header(*head, info->size, out->header);
+    if (out->check.damage != slot_damage::none) return out;
+    const slot_header& h = out->header;
+    result<std::string> name_and_meta = fs->read_at(*handle, detail::slot_header_size, h.name_bytes + h.meta_bytes);
+    if (!name_and_meta) return std::move(name_and_meta).error();
+    out->check = detail::check_slot_section(*name_and_meta, h.head_crc, "name and metadata");
+    if (out->check.damage != slot_damage::none) return out;
+    out->name = name_and_meta->substr(0, h.name_bytes);
+    if (!expected_name.empty() && out->name != expected_name) {
+      out->other_name = true;
+      return out;
+    }
+    result<slot_meta> meta = detail::decode_slot_meta(std::string_view{*name_and_meta}.substr(h.name_bytes));
+    if (!meta) {
+      out->check = {slot_damage::damaged, "the metadata does not decode: " + meta.error().to_string()};
+      return out;
+    }
+    out->meta = std::move(*meta);
+    if (wants(asked, sections::thumbnail)) {
+      result<std::string> thumbnail = fs->read_at(*handle, h.thumbnail_at(), h.thumbnail_bytes);
+      if (!thumbnail) return std::move(thumbnail).error();
+      out->check = detail::check_slot_section(*thumbnail, h.thumbnail_crc, "thumbnail");
+      if (out->check.damage != slot_damage::none) return out;
+      out->thumbnail = std::move(*thumbnail);
+    }
+    if (wants(asked, sections::payload)) {
+      if (h.payload_bytes > options.max_payload_bytes)
+        return error{errc::store_too_large, 0,
+                     path + " holds a " + std::to_string(h.payload_bytes) +
+                         "-byte save, more than max_payload_bytes (" + std::to_string(options.max_payload_bytes) + ")"};
+      result<std::string> payload = fs->read_at(*handle, h.payload_at(), static_cast<std::size_t>(h.payload_bytes));
+      if (!payload) return std::move(payload).error();
+      out->check = detail::check_slot_section(*payload, h.payload_crc, "payload");
+      if (out->check.damage != slot_damage::none) return out;
+      out->payload = std::move(*payload);
+    }
+    return out;
+  }
+
+  // Renames a damaged generation to BASE.N.damaged: never read again, never deleted
+  // while it is within the kept generations, there for a person to look at.
+  void set_aside(const std::string& base, std::uint64_t generation) {
+    if (options.read_only) return;
+    if (fs->rename(path_of(base, generation, slot_file_kind::generation),
+                   path_of(base, generation, slot_file_kind::damaged)))
+      (void)fs->sync_directory(folder);
+  }
+
+  struct found_generation {
+    inspected file;
+    std::string base;
+    slot_files files;
+  };
+
+  // The newest generation of the slot that passes the checks of the sections asked for;
+  // damaged ones met on the way are set aside and reported.
+  result<found_generation> newest_intact(std::string_view name, sections asked, read_report* report) {
+    found_generation found;
+    found.base = detail::slot_file_base(name);
+    result<slot_files> files = scan_slot(name, found.base);
+    if (!files) return std::move(files).error();
+    found.files = std::move(*files);
+    std::vector<generation_info> skipped;
+    for (std::uint64_t g : found.files.generations) {
+      result<inspected> r = inspect(path_of(found.base, g, slot_file_kind::generation), asked, name);
+      if (!r) {
+        if (r.error().code() == errc::not_found) continue;  // removed underneath
+        return std::move(r).error();
+      }
+      if (r->other_name) continue;
+      if (r->check.damage == slot_damage::newer)
+        return error{
+            errc::unsupported_version, 0,
+            quoted(name) + " generation " + std::to_string(g) + ": " + r->check.problem + "; it is left as it is"};
+      if (r->check.damage == slot_damage::damaged) {
+        skipped.push_back(damaged_info(g, std::move(r->check.problem)));
+        set_aside(found.base, g);
+        found.files.damaged.push_back(g);
+        continue;
+      }
+      found.file = std::move(*r);
+      break;
+    }
+    std::sort(found.files.damaged.begin(), found.files.damaged.end(), std::greater<>{});
+    const std::uint64_t read = found.file.header.generation;
+    if (report) {
+      report->generation = read;
+      report->schema_version = found.file.header.schema_version;
+      report->skipped = std::move(skipped);
+      // Generations set aside by an earlier call are reported too, until a newer save.
+      for (std::uint64_t g : found.files.damaged)
+        if (g > read && std::none_of(report->skipped.begin(), report->skipped.end(),
+                                     [&](const generation_info& s) { return s.generation == g; }))
+          report->skipped.push_back(damaged_info(g, "set aside as damaged earlier"));
+      std::sort(report->skipped.begin(), report->skipped.end(),
+                [](const generation_info& a, const generation_info& b) { return a.generation > b.generation; });
+    }
+    if (read != 0) return found;
+    if (!found.files.damaged.empty())
+      return error{errc::damaged, 0,
+                   quoted(name) + ": every kept generation is damaged (set aside in " + folder + " as " + found.base +
+                       ".N.damaged)"};
+    return error{errc::not_found, 0, "no " + quoted(name) + " in " + folder};
+  }
+
+  // newest_intact for a caller of the public API: the name checked, after the writes
+  // queued before the call.
+  result<found_generation> newest_for_caller(std::string_view name, sections asked, read_report* report) {
+    if (status valid = slots::check_name(name); !valid) return std::move(valid).error();
+    wait_for_queue();
+    std::lock_guard lock(folder_mutex);
+    return newest_intact(name, asked, report);
+  }
+
+  // For a public call that changes the folder: the names checked, the folder writable,
+  // after the writes queued before the call.
+  status prepare_change(std::initializer_list<std::string_view> names) {
+    for (std::string_view name : names)
+      if (status valid = slots::check_name(name); !valid) return valid;
+    if (options.read_only) return read_only_error();
+    wait_for_queue();
+    return {};
+  }
+
+  // ---- writing ----
+
+  // Writes one generation file: to a temporary name, synced, renamed into place, the
+  // folder synced. On failure nothing of it is left under its final name.
+  status write_generation(const std::string& base, slot_header header, std::string_view name,
+                          std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload) {
+    std::string head = detail::encode_slot_head(header, name, meta_bytes, thumbnail, payload);
+    const std::string temporary = path_of(base, header.generation, slot_file_kind::temporary);
+    const std::string final_path = path_of(base, header.generation, slot_file_kind::generation);
+    (void)fs->remove(temporary);  // left by an interrupted write
+    result<int> handle = fs->open(temporary, file_system::open_mode::create_new);
+    if (!handle) return std::move(handle).error();
+    status written = fs->write(*handle, head.data(), head.size());
+    if (written && !payload.empty()) written = fs->write(*handle, payload.data(), payload.size());
+    if (written) written = fs->sync(*handle);
+    fs->close(*handle);
+    if (written) written = fs->rename(temporary, final_path);
+    if (!written) {
+      (void)fs->remove(temporary);
+      return written;
+    }
+    return fs->sync_directory(folder);
+  }
+
+  // Keeps the newest keep_generations intact generations and the damaged ones among them.
+  void prune(std::string_view name, const std::string& base) {
+    result<slot_files> files = scan_slot(name, base);
+    if (!files) return;
+    const std::size_t keep = std::max<std::uint32_t>(options.keep_generations, 1);
+    if (files->generations.size() <= keep) return;
+    const std::uint64_t oldest_kept = files->generations[keep - 1];
+    for (std::size_t i = keep; i < files->generations.size(); ++i)
+      (void)fs->remove(path_of(base, files->generations[i], slot_file_kind::generation));
+    for (std::uint64_t g : files->damaged)
+      if (g < oldest_kept) (void)fs->remove(path_of(base, g, slot_file_kind::damaged));
+  }
+
+  status write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
+                              std::string_view thumbnail, std::string_view payload) {
+    const std::string base = detail::slot_file_base(name);
+    // Past every number the base has used, other names' sharing a hashed base included.
+    result<std::map<std::string, slot_files>> all = scan();
+    if (!all) return std::move(all).error();
+    header.generation = (*all)[base].highest() + 1;
+    if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload); !written) {
+      error e = std::move(written).error();
+      return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
+    }
+    prune(name, base);
+    return {};
+  }
+
+  status write_save(std::string_view name, const encoded_save& save) {
+    if (options.read_only) return read_only_error();
+    slot_header header;
+    std::lock_guard lock(folder_mutex);
+    // Strictly increasing within a run, so that the load menu's order is the order of the
+    // writes even when two fall in one tick of the clock.
+    header.saved_at_us = last_saved_at_us = std::max(now_us(), last_saved_at_us + 1);
+    header.schema_version = save.schema_version;
+    header.encoding = save.encoding;
+    const auto& t = save.meta.thumbnail;
+    if (t.size() > detail::max_slot_thumbnail_bytes)
+      return error{errc::value_too_large, 0, quoted(name) + ": the thumbnail is larger than 64 MiB"};
+    std::string meta = detail::encode_slot_meta(save.meta);
+    if (meta.size() > detail::max_slot_meta_bytes)
+      return error{errc::value_too_large, 0, quoted(name) + ": the title and fields take more than 1 MiB"};
+    return write_new_generation(name, header, meta, std::string_view{reinterpret_cast<const char*>(t.data()), t.size()},
+                                save.payload);
+  }
+
+  error read_only_error() const {
+    return error{errc::io_error, 0, folder + " was opened read-only: nothing is written"};
+  }
+
+  // ---- the worker ----
+
+  bool on_worker() const { return std::this_thread::get_id() == worker_id; }
+
+  // Waits until the writes queued so far are done (not from the worker itself, which
+  // would wait for itself: a callback that reads or lists sees what is on disk).
+  void wait_for_queue() {
+    if (on_worker()) return;
+    std::unique_lock lock(queue_mutex);
+    queue_changed.wait(lock, [&] { return queue.empty() && !writing; });
+  }
+
+  void deliver(std::vector<std::function<void(status)>> done, const status& outcome) {
+    if (options.completions == completion_thread::poll) {
+      std::lock_guard lock(queue_mutex);
+      for (auto& d : done)
+        if (d) completed.emplace_back(std::move(d), outcome);
+      return;
+    }
+    for (auto& d : done)
+      if (d) d(outcome);
+  }
+
+  void run_worker() {
+    std::unique_lock lock(queue_mutex);
+    for (;;) {
+      queue_changed.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty()) return;  // stopping, and nothing left
+      queued_write next = std::move(queue.front());
+      queue.pop_front();
+      writing = true;
+      lock.unlock();
+      status outcome = write_save(next.name, next.save);
+      deliver(std::move(next.done), outcome);
+      lock.lock();
+      if (!outcome && !first_failure) first_failure = outcome.error();
+      writing = false;
+      queue_changed.notify_all();
+    }
+  }
+
+  void stop_worker() {
+    {
+      std::lock_guard lock(queue_mutex);
+      stopping = true;
+    }
+    queue_changed.notify_all();
+    if (worker.joinable()) worker.join();
+  }
+};
+
+// ---- slots ---------------------------------------------------------------------------------
+
+slots::slots(std::unique_ptr<state> s) : state_(std::move(s)) {}
+slots::slots(slots&&) noexcept = default;
+slots& slots::operator=(slots&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->stop_worker();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+slots::~slots() {
+  if (state_) state_->stop_worker();  // the worker finishes the queue first
+}
+
+const std::string& slots::path() const { return state_->folder; }
+const object_options& slots::limits() const { return state_->options.limits; }
+object_encoding slots::encoding_for(const write_options& options) const {
+  return options.encoding.value_or(state_->options.encoding);
+}
+
+status slots::check_name(std::string_view name) {
+  if (name.empty() || name.size() > max_name_bytes)
+    return error{
+        errc::invalid_name, 0,
+        "a slot name is 1 to " + std::to_string(max_name_bytes) + " bytes, not " + std::to_string(name.size())};
+  if (std::size_t bad = detail::find_invalid_utf8(name.data(), name.size()); bad != name.size())
+    return error{errc::invalid_name, bad, "a slot name is UTF-8; byte " + std::to_string(bad) + " is not"};
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    // C0 controls, DEL, and C1 controls (U+0080..U+009F, encoded C2 80..C2 9F).
+    bool c1 = c == 0xC2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xA0;
+    if (c < 0x20 || c == 0x7F || c1)
+      return error{errc::invalid_name, i, "a slot name holds no control characters (byte " + std::to_string(i) + ")"};
+  }
+  return {};
+}
+
+result<slots> slots::open(const std::string& given, slots_options options) {
+  auto s = std::make_unique<state>();
+  s->fs = options.fs ? options.fs : &posix_file_system();
+  s->options = std::move(options);
+  file_system& fs = *s->fs;
+  std::string path = given;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path.empty()) return error{errc::invalid_path, 0, "an empty slots folder path"};
+  if (!s->options.read_only) {
+    result<std::vector<std::string>> created = fs.create_directories(path);
+    if (!created) return std::move(created).error();
+    for (const std::string& folder : *created) {  // a new folder is durable once its parent is synced
+      std::string parent = folder.substr(0, folder.find_last_of('/'));
+      if (parent.empty()) parent = "/";
+      if (status synced = fs.sync_directory(parent); !synced) return std::move(synced).error();
+    }
+  }
+  result<std::string> resolved = fs.resolve(path);
+  if (!resolved) return std::move(resolved).error();
+  result<file_system::file_info> info = fs.stat(*resolved);
+  if (!info) return std::move(info).error();
+  if (!info->directory) return error{errc::invalid_path, 0, *resolved + " is not a folder"};
+  s->folder = std::move(*resolved);
+  // A read-only open takes no lock: generation files never change once renamed into
+  // place, so reading beside a writer is safe (a file pruned meanwhile is skipped).
+  if (s->options.read_only) return slots{std::move(s)};
+  result<std::unique_ptr<file_system::lock_token>> lock =
+      fs.lock(s->folder + "/.savekit-slots.lock", file_system::lock_mode::exclusive, true);
+  if (!lock) {
+    error e = std::move(lock).error();
+    if (e.code() == errc::locked)
+      return error{errc::locked, 0, s->folder + " is open in another process (or another slots object)"};
+    return e;
+  }
+  s->lock = std::move(*lock);
+  // Writes a crash interrupted: never renamed into place, so never acknowledged.
+  result<std::map<std::string, slot_files>> all = s->scan();
+  if (!all) return std::move(all).error();
+  for (const auto& [base, files] : *all)
+    for (std::uint64_t g : files.temporary) (void)fs.remove(s->path_of(base, g, slot_file_kind::temporary));
+  return slots{std::move(s)};
+}
+
+// ---- writing ----
+
+status slots::write_encoded(std::string_view name, encoded_save save) {
+  state_->wait_for_queue();  // after the writes queued before it
+  return state_->write_save(name, save);
+}
+
+void slots::deliver(std::function<void(status)> done, status outcome) {
+  std::vector<std::function<void(status)>> one;
+  one.push_back(std::move(done));
+  state_->deliver(std::move(one), outcome);
+}
+
+void slots::queue_encoded(std::string_view name, encoded_save save, std::function<void(status)> done) {
+  state& s = *state_;
+  if (s.options.read_only) return deliver(std::move(done), s.read_only_error());
+  std::lock_guard lock(s.queue_mutex);
+  auto waiting = std::find_if(s.queue.begin(), s.queue.end(), [&](const auto& q) { return q.name == name; });
+  if (waiting != s.queue.end()) {  // superseded: the newer snapshot takes its place
+    waiting->save = std::move(save);
+    waiting->done.push_back(std::move(done));
+  } else {
+    state::queued_write q{std::string{name}, std::move(save), {}};
+    q.done.push_back(std::move(done));
+    s.queue.push_back(std::move(q));
+  }
+  if (!s.worker.joinable()) {
+    s.worker = std::thread([&s] { s.run_worker(); });
+    s.worker_id = s.worker.get_id();
+  }
+  s.queue_changed.notify_all();
+}
+
+status slots::flush() {
+  state& s = *state_;
+  s.wait_for_queue();
+  std::lock_guard lock(s.queue_mutex);
+  std::optional<error> failure = std::exchange(s.first_failure, std::nullopt);
+  if (failure) return std::move(*failure);
+  return {};
+}
+
+std::size_t slots::poll() {
+  std::vector<std::pair<std::function<void(status)>, status>> ready;
+  {
+    std::lock_guard lock(state_->queue_mutex);
+    ready.swap(state_->completed);
+  }
+  for (auto& [done, outcome] : ready) done(outcome);
+  return ready.size();
+}
+
+std::size_t slots::pending_writes() const {
+  std::lock_guard lock(state_->queue_mutex);
+  return state_->queue.size() + (state_->writing ? 1 : 0);
+}
+
+std::string slots::next_autosave_name() {
+  state& s = *state_;
+  const std::uint32_t count = std::max<std::uint32_t>(s.options.autosave_slots, 1);
+  std::lock_guard lock(s.autosave_mutex);
+  if (!s.last_autosave) {  // the first autosave of this run continues the rotation on disk
+    std::uint32_t last = 0;
+    std::int64_t newest = 0;
+    for (std::uint32_t i = 1; i <= count; ++i) {
+      result<slot_info> found = info(s.options.autosave_prefix + std::to_string(i));
+      if (!found) {
+        last = i - 1;
+        break;
+      }
+      auto at = found->saved_at.time_since_epoch().count();
+      if (i == 1 || at > newest) {
+        newest = at;
+        last = i;
+      }
+    }
+    s.last_autosave = last;
+  }
+  s.last_autosave = *s.last_autosave % count + 1;
+  return s.options.autosave_prefix + std::to_string(*s.last_autosave);
+}
+
+// ---- reading ----
+
+result<slots::payload> slots::read_payload(std::string_view name, read_report* report) {
+  result<state::found_generation> found = state_->newest_for_caller(name, sections::payload, report);
+  if (!found) return std::move(found).error();
+  payload out;
+  out.bytes = std::move(found->file.payload);
+  out.encoding = found->file.header.encoding;
+  out.schema_version = found->file.header.schema_version;
+  out.generation = found->file.header.generation;
+  return out;
+}
+
+result<slot_info> slots::info(std::string_view name) {
+  result<state::found_generation> found = state_->newest_for_caller(name, sections::head, nullptr);
+  if (!found) return std::move(found).error();
+  slot_info out;
+  static_cast<generation_info&>(out) = info_of(found->file);
+  out.name = std::move(found->file.name);
+  out.damaged_newer = found->files.damaged_newer_than(out.generation);
+  return out;
+}
+
+result<std::vector<slot_info>> slots::list() {
+  state& s = *state_;
+  s.wait_for_queue();
+  std::lock_guard lock(s.folder_mutex);
+  result<std::map<std::string, slot_files>> all = s.scan();
+  if (!all) return std::move(all).error();
+  std::vector<slot_info> menu;
+  for (auto& [base, files] : *all) {
+    // Newest first; a hashed base may hold several names: each name's newest is listed.
+    std::map<std::string, bool> listed;
+    std::uint64_t damaged_now = 0;
+    for (std::uint64_t g : files.generations) {
+      result<inspected> r = s.inspect(s.path_of(base, g, slot_file_kind::generation), sections::head, {});
+      if (!r) {
+        if (r.error().code() == errc::not_found) continue;
+        return std::move(r).error();
+      }
+      if (r->check.damage == slot_damage::damaged) {
+        s.set_aside(base, g);
+        files.damaged.push_back(g);
+        ++damaged_now;
+        continue;
+      }
+      if (r->check.damage == slot_damage::newer) {
+        slot_info newer;
+        newer.generation = g;
+        newer.problem = r->check.problem;
+        newer.name = detail::slot_name_of_base(base).value_or(base);
+        menu.push_back(std::move(newer));
+        break;
+      }
+      // A file whose header names a slot that maps elsewhere is not this base's (copied
+      // in by hand, say): the slot it names is listed from its own files.
+      if (listed.count(r->name) || detail::slot_file_base(r->name) != base) continue;
+      listed[r->name] = true;
+      slot_info entry;
+      static_cast<generation_info&>(entry) = info_of(*r);
+      entry.name = std::move(r->name);
+      entry.damaged_newer = files.damaged_newer_than(g);
+      menu.push_back(std::move(entry));
+      if (base.find('~') == std::string::npos) break;
+    }
+    if (listed.empty() && !files.damaged.empty()) {  // nothing intact: listed as damaged, never hidden
+      std::sort(files.damaged.begin(), files.damaged.end(), std::greater<>{});
+      slot_info entry;
+      entry.name = detail::slot_name_of_base(base).value_or(base);  // a hashed name is known only from its files
+      entry.generation = files.damaged.front();
+      entry.damaged = true;
+      entry.damaged_newer = files.damaged.size();
+      entry.problem = "every kept generation is damaged" + std::string{damaged_now ? "" : " (set aside earlier)"};
+      menu.push_back(std::move(entry));
+    }
+  }
+  std::stable_sort(menu.begin(), menu.end(), [](const slot_info& a, const slot_info& b) {
+    if (a.damaged != b.damaged) return !a.damaged;
+    return a.saved_at > b.saved_at;
+  });
+  return menu;
+}
+
+result<std::vector<std::byte>> slots::thumbnail(std::string_view name) {
+  result<state::found_generation> found = state_->newest_for_caller(name, sections::thumbnail, nullptr);
+  if (!found) return std::move(found).error();
+  const std::string& t = found->file.thumbnail;
+  const auto* first = reinterpret_cast<const std::byte*>(t.data());
+  return std::vector<std::byte>(first, first + t.size());
+}
+
+result<std::vector<generation_info>> slots::history(std::string_view name) {
+  if (status valid = check_name(name); !valid) return std::move(valid).error();
+  state& s = *state_;
+  s.wait_for_queue();
+  std::lock_guard lock(s.folder_mutex);
+  const std::string base = detail::slot_file_base(name);
+  result<slot_files> files = s.scan_slot(name, base);
+  if (!files) return std::move(files).error();
+  if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};
+  std::vector<generation_info> out;
+  for (std::uint64_t g : files->generations) {
+    result<inspected> r = s.inspect(s.path_of(base, g, slot_file_kind::generation), sections::head, name);
+    if (!r) {
+      if (r.error().code() == errc::not_found) continue;
+      return std::move(r).error();
+    }
+    if (r->other_name) continue;
+    if (r->check.damage != slot_damage::none) {
+      if (r->check.damage == slot_damage::damaged) s.set_aside(base, g);
+      out.push_back(damaged_info(g, std::move(r->check.problem)));
+      out.back().damaged = r->check.damage == slot_damage::damaged;
+      continue;
+    }
+    out.push_back(info_of(*r));
+  }
+  for (std::uint64_t g : files->damaged) out.push_back(damaged_info(g, "set aside as damaged"));
+  std::sort(out.begin(), out.end(),
+            [](const generation_info& a, const generation_info& b) { return a.generation > b.generation; });
+  return out;
+}
+
+// ---- managing ----
+
+status slots::remove(std::string_view name) {
+  state& s = *state_;
+  if (status ready = s.prepare_change({name}); !ready) return ready;
+  std::lock_guard lock(s.folder_mutex);
+  const std::string base = detail::slot_file_base(name);
+  result<slot_files> files = s.scan_slot(name, base);
+  if (!files) return std::move(files).error();
+  if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};
+  // Oldest first: interrupted, the slot keeps its newest save, never an older one alone.
+  for (auto g = files->generations.rbegin(); g != files->generations.rend(); ++g)
+    if (status removed = s.fs->remove(s.path_of(base, *g, slot_file_kind::generation)); !removed) return removed;
+  for (std::uint64_t g : files->damaged) (void)s.fs->remove(s.path_of(base, g, slot_file_kind::damaged));
+  return s.fs->sync_directory(s.folder);
+}
+
+status slots::copy(std::string_view from, std::string_view to) {
+  state& s = *state_;
+  if (status ready = s.prepare_change({from, to}); !ready) return ready;
+  std::lock_guard lock(s.folder_mutex);
+  result<state::found_generation> found = s.newest_intact(from, sections::all, nullptr);
+  if (!found) return std::move(found).error();
+  const inspected& f = found->file;
+  slot_header header = f.header;
+  header.restored_from = 0;
+  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta), f.thumbnail, f.payload);
+}
+
+status slots::restore(std::string_view name, std::uint64_t generation) {
+  state& s = *state_;
+  if (status ready = s.prepare_change({name}); !ready) return ready;
+  std::lock_guard lock(s.folder_mutex);
+  const std::string base = detail::slot_file_base(name);
+  result<inspected> r = s.inspect(s.path_of(base, generation, slot_file_kind::generation), sections::all, name);
+  if (!r) {
+    error e = std::move(r).error();
+    if (e.code() != errc::not_found) return e;
+    return error{errc::not_found, 0, quoted(name) + " keeps no intact generation " + std::to_string(generation)};
+  }
+  if (r->other_name)
+    return error{errc::not_found, 0, quoted(name) + " keeps no intact generation " + std::to_string(generation)};
+  if (r->check.damage == slot_damage::damaged) {
+    s.set_aside(base, generation);
+    return error{errc::damaged, 0,
+                 quoted(name) + " generation " + std::to_string(generation) + ": " + r->check.problem};
+  }
+  if (r->check.damage == slot_damage::newer) return error{errc::unsupported_version, 0, r->check.problem};
+  slot_header header = r->header;
+  header.restored_from = generation;
+  return s.write_new_generation(name, header, detail::encode_slot_meta(r->meta), r->thumbnail, r->payload);
+}
+
+status slots::rename(std::string_view from, std::string_view to) {
+  state& s = *state_;
+  if (status ready = s.prepare_change({from, to}); !ready) return ready;
+  std::lock_guard lock(s.folder_mutex);
+  const std::string from_base = detail::slot_file_base(from);
+  const std::string to_base = detail::slot_file_base(to);
+  result<slot_files> source = s.scan_slot(from, from_base);
+  if (!source) return std::move(source).error();
+  if (source->generations.empty() && source->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(from)};
+  if (from == to) return {};
+  result<slot_files> target = s.scan_slot(to, to_base);
+  if (!target) return std::move(target).error();
+  if (!target->generations.empty() || !target->damaged.empty())
+    return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
+  // Every generation is written under the new name (its header names the slot) before
+  // any old file goes: interrupted, both names hold the save.
+  for (auto g = source->generations.rbegin(); g != source->generations.rend(); ++g) {
+    result<inspected> r = s.inspect(s.path_of(from_base, *g, slot_file_kind::generation), sections::all, from);
+    if (!r) return std::move(r).error();
+    if (r->other_name) continue;
+    if (r->check.damage != slot_damage::none) {  // not copied: set aside, and moved below as it is
+      if (r->check.damage == slot_damage::damaged) {
+        s.set_aside(from_base, *g);
+        source->damaged.push_back(*g);
+      }
+      continue;
+    }
+    if (status written =
+            s.write_generation(to_base, r->header, to, detail::encode_slot_meta(r->meta), r->thumbnail, r->payload);
+        !written)
+      return written;
+  }
+  if (status synced = s.fs->sync_directory(s.folder); !synced) return synced;
+  for (auto g = source->generations.rbegin(); g != source->generations.rend(); ++g)
+    (void)s.fs->remove(s.path_of(from_base, *g, slot_file_kind::generation));  // gone if set aside
+  for (std::uint64_t g : source->damaged)
+    (void)s.fs->rename(s.path_of(from_base, g, slot_file_kind::damaged),
+                       s.path_of(to_base, g, slot_file_kind::damaged));
+  return s.fs->sync_directory(s.folder);
+}
+
+}  // namespace savekit

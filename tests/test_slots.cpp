@@ -1,0 +1,581 @@
+// Save slots: the load menu, generations, damage, names, locks, schema versions and
+// background writes — on a real folder, and on the fault-injecting file system for every
+// failure and power cut a write can meet.
+#include <savekit/slots.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "seed_types.hpp"
+#include "support/fault_fs.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+using savekit::errc;
+using seeds::SaveGame;
+namespace fs = std::filesystem;
+
+SaveGame game(int score) { return {"Speed Run", score, {{100, score % 7}, {200, 20}}}; }
+
+savekit::slot_meta meta_for(std::string title, int level = 1) {
+  savekit::slot_meta meta;
+  meta.title = std::move(title);
+  meta.playtime = std::chrono::seconds{3600 + level};
+  meta.progress = level / 10.0;
+  meta.user = {{"level", std::to_string(level)}, {"difficulty", "hard"}};
+  return meta;
+}
+
+std::vector<std::byte> png(std::size_t n, int seed) {
+  std::vector<std::byte> bytes(n);
+  for (std::size_t i = 0; i < n; ++i)
+    bytes[i] = static_cast<std::byte>((i * 31 + static_cast<std::size_t>(seed)) & 0xFF);
+  return bytes;
+}
+
+std::vector<fs::path> files_in(const fs::path& folder, std::string_view ending) {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() >= ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0)
+      out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The generation file of a slot with the highest number.
+fs::path newest_file(const fs::path& folder) {
+  fs::path newest;
+  std::uint64_t highest = 0;
+  for (const fs::path& p : files_in(folder, ".slot")) {
+    std::string stem = p.stem().string();  // BASE.N
+    std::uint64_t g = std::stoull(stem.substr(stem.rfind('.') + 1));
+    if (g >= highest) highest = g, newest = p;
+  }
+  return newest;
+}
+
+void flip_byte(const fs::path& file, std::uintmax_t at_from_end) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  auto size = fs::file_size(file);
+  f.seekg(static_cast<std::streamoff>(size - at_from_end));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x40);
+  f.seekp(static_cast<std::streamoff>(size - at_from_end));
+  f.write(&c, 1);
+}
+
+class Slots : public ::testing::Test {
+ protected:
+  test_support::temp_dir dir;
+  fs::path folder() const { return dir.path() / "saves"; }
+  savekit::slots open(savekit::slots_options options = {}) {
+    auto s = savekit::slots::open(folder().string(), std::move(options));
+    if (!s) ADD_FAILURE() << s.error().to_string();
+    return std::move(*s);
+  }
+};
+
+}  // namespace
+
+TEST_F(Slots, WriteReadAndTheLoadMenu) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(10), meta_for("Chapter 1", 3)));
+  savekit::slot_meta with_picture = meta_for("Chapter 2 — The Forest", 12);
+  with_picture.thumbnail = png(5000, 1);
+  ASSERT_TRUE(s.write("slot2", game(20), with_picture));
+
+  auto g = s.read<SaveGame>("slot2");
+  ASSERT_TRUE(g) << g.error().to_string();
+  EXPECT_EQ(*g, game(20));
+
+  auto menu = s.list();
+  ASSERT_TRUE(menu) << menu.error().to_string();
+  ASSERT_EQ(menu->size(), 2u);
+  EXPECT_EQ((*menu)[0].name, "slot2");  // newest first
+  EXPECT_EQ((*menu)[1].name, "slot1");
+  const savekit::slot_info& slot2 = (*menu)[0];
+  EXPECT_EQ(slot2.meta.title, "Chapter 2 — The Forest");
+  EXPECT_EQ(slot2.meta.playtime, std::chrono::seconds{3612});
+  EXPECT_DOUBLE_EQ(slot2.meta.progress, 1.2);
+  EXPECT_EQ(slot2.meta.user.at("level"), "12");
+  EXPECT_TRUE(slot2.meta.thumbnail.empty());  // read on demand
+  EXPECT_EQ(slot2.thumbnail_bytes, 5000u);
+  EXPECT_EQ(slot2.schema_version, 1u);
+  EXPECT_EQ(slot2.generation, 1u);
+  EXPECT_FALSE(slot2.fell_back());
+  EXPECT_EQ(slot2.bytes, savekit::to_msgpack(game(20)).size());
+  auto age = std::chrono::system_clock::now() - slot2.saved_at;
+  EXPECT_LT(age, std::chrono::minutes{1});
+  EXPECT_GE(age, std::chrono::seconds{0});
+
+  auto picture = s.thumbnail("slot2");
+  ASSERT_TRUE(picture);
+  EXPECT_EQ(*picture, with_picture.thumbnail);
+  EXPECT_TRUE(s.thumbnail("slot1")->empty());
+  EXPECT_EQ(s.read<SaveGame>("slot3").error().code(), errc::not_found);
+}
+
+TEST_F(Slots, EachEncodingReadsBack) {
+  savekit::slots s = open({.encoding = savekit::object_encoding::json});
+  ASSERT_TRUE(s.write("json", game(1)));
+  ASSERT_TRUE(s.write("compact", game(2), {}, {.encoding = savekit::object_encoding::msgpack_compact}));
+  ASSERT_TRUE(s.write("map", game(3), {}, {.encoding = savekit::object_encoding::msgpack}));
+  EXPECT_EQ(*s.read<SaveGame>("json"), game(1));
+  EXPECT_EQ(*s.read<SaveGame>("compact"), game(2));
+  EXPECT_EQ(*s.read<SaveGame>("map"), game(3));
+  auto raw = s.read_payload("json");
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->encoding, savekit::object_encoding::json);
+  EXPECT_EQ(raw->bytes, savekit::to_json(game(1)));
+  EXPECT_EQ(s.read_payload("compact")->encoding, savekit::object_encoding::msgpack_compact);
+}
+
+TEST_F(Slots, KeepsTheNewestGenerationsAndRestoresAnOlderOne) {
+  savekit::slots s = open({.keep_generations = 3});
+  for (int i = 1; i <= 5; ++i) ASSERT_TRUE(s.write("slot1", game(i), meta_for("save " + std::to_string(i))));
+  auto h = s.history("slot1");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->size(), 3u);
+  EXPECT_EQ((*h)[0].generation, 5u);
+  EXPECT_EQ((*h)[1].generation, 4u);
+  EXPECT_EQ((*h)[2].generation, 3u);
+  EXPECT_EQ((*h)[1].meta.title, "save 4");
+  EXPECT_EQ(files_in(folder(), ".slot").size(), 3u);
+
+  ASSERT_TRUE(s.restore("slot1", (*h)[1].generation));
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(4));
+  auto after = s.history("slot1");
+  ASSERT_EQ(after->size(), 3u);
+  EXPECT_EQ((*after)[0].generation, 6u);
+  EXPECT_EQ((*after)[0].restored_from, 4u);
+  EXPECT_EQ((*after)[0].saved_at, (*h)[1].saved_at);  // the save's own time
+  EXPECT_EQ((*after)[0].meta.title, "save 4");
+  EXPECT_EQ(s.restore("slot1", 1).error().code(), errc::not_found);  // pruned
+}
+
+TEST_F(Slots, ADamagedNewestGenerationFallsBackAndSaysSo) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  ASSERT_TRUE(s.write("slot1", game(2)));
+  ASSERT_TRUE(s.write("other", game(9)));
+  fs::path newest;
+  for (const fs::path& p : files_in(folder(), ".2.slot")) newest = p;
+  ASSERT_FALSE(newest.empty());
+  flip_byte(newest, 3);  // inside the payload: the load menu cannot see it
+
+  auto menu_before = s.list();
+  ASSERT_TRUE(menu_before);
+  savekit::read_report report;
+  auto g = s.read<SaveGame>("slot1", &report);
+  ASSERT_TRUE(g) << g.error().to_string();
+  EXPECT_EQ(*g, game(1));
+  EXPECT_TRUE(report.fell_back());
+  EXPECT_EQ(report.generation, 1u);
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].generation, 2u);
+  EXPECT_NE(report.skipped[0].problem.find("payload"), std::string::npos) << report.skipped[0].problem;
+  EXPECT_EQ(files_in(folder(), ".damaged").size(), 1u);  // set aside, not deleted
+
+  // Every later look says so too, until a newer save.
+  savekit::read_report again;
+  EXPECT_EQ(*s.read<SaveGame>("slot1", &again), game(1));
+  EXPECT_TRUE(again.fell_back());
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  for (const savekit::slot_info& slot : *menu) {
+    if (slot.name == "slot1") {
+      EXPECT_EQ(slot.damaged_newer, 1u);
+    } else {
+      EXPECT_FALSE(slot.fell_back());  // one damaged slot never affects another
+    }
+  }
+  auto h = s.history("slot1");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->size(), 2u);
+  EXPECT_TRUE((*h)[0].damaged);
+  EXPECT_EQ(s.restore("slot1", 2).error().code(), errc::not_found);
+
+  ASSERT_TRUE(s.write("slot1", game(3)));
+  savekit::read_report fresh;
+  EXPECT_EQ(*s.read<SaveGame>("slot1", &fresh), game(3));
+  EXPECT_FALSE(fresh.fell_back());
+  EXPECT_EQ(fresh.generation, 3u);  // numbers are never reused
+  EXPECT_EQ(*s.read<SaveGame>("other"), game(9));
+}
+
+TEST_F(Slots, ADamagedHeaderIsSeenByTheLoadMenu) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1), meta_for("first")));
+  ASSERT_TRUE(s.write("slot1", game(2), meta_for("second")));
+  fs::path newest = newest_file(folder());
+  fs::resize_file(newest, 40);  // torn
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  ASSERT_EQ(menu->size(), 1u);
+  EXPECT_EQ((*menu)[0].meta.title, "first");
+  EXPECT_EQ((*menu)[0].damaged_newer, 1u);
+}
+
+TEST_F(Slots, ASlotWithNothingIntactIsAnErrorAndStaysInTheMenu) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("lost", game(1)));
+  flip_byte(newest_file(folder()), 1);
+  EXPECT_EQ(s.read<SaveGame>("lost").error().code(), errc::damaged);
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  ASSERT_EQ(menu->size(), 1u);
+  EXPECT_TRUE((*menu)[0].damaged);
+  EXPECT_EQ((*menu)[0].name, "lost");
+  EXPECT_EQ(files_in(folder(), ".damaged").size(), 1u);
+}
+
+TEST_F(Slots, BadNamesAreClearErrors) {
+  savekit::slots s = open();
+  for (std::string bad : {std::string{}, std::string(129, 'a'), std::string{"a\nb"}, std::string{"tab\there"},
+                          std::string{"\xff\xfe"}, std::string{"nul\0x", 5}, std::string{"c1\xc2\x85"}}) {
+    auto written = s.write(bad, game(1));
+    ASSERT_FALSE(written);
+    EXPECT_EQ(written.error().code(), errc::invalid_name) << bad;
+    EXPECT_EQ(s.read<SaveGame>(bad).error().code(), errc::invalid_name);
+  }
+  EXPECT_TRUE(s.write(std::string(128, 'a'), game(1)));
+}
+
+TEST_F(Slots, HostileNamesStayInsideTheFolderAndApart) {
+  savekit::slots s = open();
+  const std::vector<std::string> names = {"../escape",
+                                          "/etc/passwd",
+                                          "a/b",
+                                          ".",
+                                          "..",
+                                          "CON",
+                                          "con",
+                                          "Con",
+                                          "NUL.txt",
+                                          "slot.1.slot",
+                                          "s-x.1.slot",
+                                          "x~1",
+                                          "COM1",
+                                          "  ",
+                                          "é",
+                                          "É",
+                                          "Ω Chapter 2 — The Forest 🌲",
+                                          std::string(128, 'Z')};
+  for (std::size_t i = 0; i < names.size(); ++i) ASSERT_TRUE(s.write(names[i], game(static_cast<int>(i)))) << names[i];
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(*s.read<SaveGame>(names[i]), game(static_cast<int>(i)));
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  std::set<std::string> listed;
+  for (const auto& slot : *menu) listed.insert(slot.name);
+  EXPECT_EQ(listed, std::set<std::string>(names.begin(), names.end()));
+  // Every file is a plain name in the folder, lowercase (case-insensitive file systems).
+  for (const auto& entry : fs::directory_iterator(folder())) {
+    std::string file = entry.path().filename().string();
+    EXPECT_TRUE(entry.is_regular_file()) << file;
+    for (char c : file) EXPECT_FALSE(c >= 'A' && c <= 'Z') << file;
+    EXPECT_LE(file.size(), 255u);
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "escape"));
+}
+
+TEST_F(Slots, LongNamesGetShortFileNamesAndForeignFilesAreNotMistakenForThem) {
+  savekit::slots s = open();
+  // 123 escaped characters each: past the readable length, so both end in a hash.
+  std::string a = std::string(40, 'A') + "A";
+  std::string b = std::string(40, 'A') + "B";
+  std::string ja;
+  for (int i = 0; i < 40; ++i) ja += "語";
+  ASSERT_TRUE(s.write(a, game(1)));
+  ASSERT_TRUE(s.write(b, game(2)));
+  ASSERT_TRUE(s.write(ja, game(3)));
+  EXPECT_EQ(files_in(folder(), ".slot").size(), 3u);
+  for (const fs::path& p : files_in(folder(), ".slot")) {
+    EXPECT_NE(p.filename().string().find('~'), std::string::npos) << p;
+    EXPECT_LE(p.filename().string().size(), 160u) << p;
+  }
+  // a's file planted under b's file name, as the newest: b's reads and the menu see
+  // through it (the file names another slot), as they would a hash collision.
+  fs::path a_file, b_file;
+  std::vector<fs::path> all = files_in(folder(), ".slot");
+  std::set<fs::path> before(all.begin(), all.end());
+  ASSERT_TRUE(s.write(b, game(22)));
+  for (const fs::path& p : files_in(folder(), ".slot"))
+    if (!before.count(p)) b_file = p;  // b's second generation
+  ASSERT_FALSE(b_file.empty());
+  std::string b_stem = b_file.stem().string();  // BASE.2
+  std::string b_base = b_stem.substr(0, b_stem.rfind('.'));
+  for (const fs::path& p : before)
+    if (p.filename().string().rfind(b_base, 0) != 0 && p.filename().string().find("_e8_aa_9e") == std::string::npos)
+      a_file = p;
+  ASSERT_FALSE(a_file.empty());
+  fs::copy_file(a_file, folder() / (b_base + ".99.slot"));
+  EXPECT_EQ(*s.read<SaveGame>(b), game(22));
+  EXPECT_EQ(*s.read<SaveGame>(a), game(1));
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  EXPECT_EQ(menu->size(), 3u);
+  ASSERT_TRUE(s.write(b, game(23)));  // numbered past the planted file
+  EXPECT_EQ(*s.read<SaveGame>(b), game(23));
+  EXPECT_EQ(s.info(b)->generation, 100u);
+}
+
+TEST_F(Slots, ASecondOpenIsLockedOutButAReaderIsNot) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  auto second = savekit::slots::open(folder().string());
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code(), errc::locked);
+  auto reader = savekit::slots::open(folder().string(), {.read_only = true});
+  ASSERT_TRUE(reader) << reader.error().to_string();
+  EXPECT_EQ(*reader->read<SaveGame>("slot1"), game(1));
+  EXPECT_EQ(reader->write("slot2", game(2)).error().code(), errc::io_error);
+  ASSERT_TRUE(s.write("slot1", game(5)));
+  EXPECT_EQ(*reader->read<SaveGame>("slot1"), game(5));
+}
+
+TEST_F(Slots, TheFolderIsResolvedOnceAndLinksAreFollowed) {
+  fs::create_directories(dir.path() / "real");
+  fs::create_symlink(dir.path() / "real", dir.path() / "link");
+  fs::path before = fs::current_path();
+  fs::current_path(dir.path());
+  auto s = savekit::slots::open("link/");
+  fs::current_path("/");
+  ASSERT_TRUE(s) << s.error().to_string();
+  EXPECT_TRUE(s->write("slot1", game(1)));
+  fs::current_path(before);
+  EXPECT_EQ(files_in(dir.path() / "real", ".slot").size(), 1u);
+  EXPECT_EQ(s->path(), fs::canonical(dir.path() / "real").string());
+  // The same folder under its other name is the same lock.
+  auto again = savekit::slots::open((dir.path() / "real").string());
+  EXPECT_EQ(again.error().code(), errc::locked);
+}
+
+TEST_F(Slots, RemoveCopyAndRename) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("a", game(1), meta_for("A")));
+  ASSERT_TRUE(s.write("a", game(2), meta_for("A2")));
+  ASSERT_TRUE(s.write("b", game(7)));
+  ASSERT_TRUE(s.copy("a", "b"));  // a's newest becomes b's newest; b's own is history
+  EXPECT_EQ(*s.read<SaveGame>("b"), game(2));
+  EXPECT_EQ(s.info("b")->meta.title, "A2");
+  ASSERT_TRUE(s.restore("b", 1));
+  EXPECT_EQ(*s.read<SaveGame>("b"), game(7));
+
+  EXPECT_EQ(s.rename("a", "b").error().code(), errc::already_exists);
+  ASSERT_TRUE(s.rename("a", "c"));
+  EXPECT_EQ(s.read<SaveGame>("a").error().code(), errc::not_found);
+  EXPECT_EQ(*s.read<SaveGame>("c"), game(2));
+  auto h = s.history("c");  // the history moved with it
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->size(), 2u);
+  EXPECT_EQ(s.info("c")->name, "c");
+
+  ASSERT_TRUE(s.remove("c"));
+  EXPECT_EQ(s.read<SaveGame>("c").error().code(), errc::not_found);
+  EXPECT_EQ(s.remove("c").error().code(), errc::not_found);
+  EXPECT_EQ(s.list()->size(), 1u);
+}
+
+TEST_F(Slots, AutosaveRotatesThroughItsSlotsAcrossRuns) {
+  {
+    savekit::slots s = open({.autosave_slots = 3});
+    EXPECT_EQ(*s.autosave(game(1)), "autosave-1");
+    EXPECT_EQ(*s.autosave(game(2)), "autosave-2");
+  }
+  savekit::slots s = open({.autosave_slots = 3});
+  EXPECT_EQ(*s.autosave(game(3)), "autosave-3");
+  EXPECT_EQ(*s.autosave(game(4)), "autosave-1");
+  EXPECT_EQ(*s.read<SaveGame>("autosave-1"), game(4));
+  EXPECT_EQ(s.list()->size(), 3u);
+}
+
+// ---- schema versions ----
+
+namespace {
+struct GameV1 {
+  std::string name;
+  int hp = 0;
+  bool operator==(const GameV1&) const = default;
+};
+struct GameV2 {
+  static constexpr std::uint32_t savekit_schema_version = 2;
+  std::string name;
+  int hp = 0;
+  int gold = 50;  // added in version 2
+  std::vector<std::string> items;
+  bool operator==(const GameV2&) const = default;
+};
+struct GameV3 {
+  std::string name;
+  int gold = 0;
+};
+}  // namespace
+template <>
+inline constexpr std::uint32_t savekit::schema_version<GameV3> = 3;
+
+TEST_F(Slots, SchemaVersionsAreRecordedAndANewerSaveIsRefused) {
+  static_assert(savekit::schema_version<GameV1> == 1);
+  static_assert(savekit::schema_version<GameV2> == 2);
+  static_assert(savekit::schema_version<GameV3> == 3);
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("old", GameV1{"hero", 7}));
+  ASSERT_TRUE(s.write("new", GameV2{"hero", 7, 99, {"sword"}}));
+  EXPECT_EQ(s.info("new")->schema_version, 2u);
+
+  auto older = s.read<GameV1>("new");
+  ASSERT_FALSE(older);
+  EXPECT_EQ(older.error().code(), errc::newer_schema);
+  EXPECT_EQ(*s.read<GameV2>("new"), (GameV2{"hero", 7, 99, {"sword"}}));
+
+  // An older save read into a used object: members it lacks get their initializers.
+  GameV2 playing{"someone", 1, 1234, {"bow", "arrow"}};
+  savekit::read_report report;
+  ASSERT_TRUE(s.read_into("old", playing, &report));
+  EXPECT_EQ(playing, (GameV2{"hero", 7, 50, {}}));
+  EXPECT_EQ(report.schema_version, 1u);
+  // A save of the current version is read in place, keeping capacity.
+  playing.items.reserve(64);
+  const std::string* before = playing.items.data();
+  ASSERT_TRUE(s.read_into("new", playing));
+  EXPECT_EQ(playing.items.data(), before);
+  EXPECT_EQ(playing, (GameV2{"hero", 7, 99, {"sword"}}));
+}
+
+// ---- background writes ----
+
+TEST_F(Slots, BackgroundWritesKeepTheirOrderAndNewerOnesSupersede) {
+  savekit::slots s = open();
+  std::atomic<int> ok{0}, failed{0};
+  std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> on_caller{false};
+  for (int i = 1; i <= 50; ++i)
+    s.write_async(i % 2 ? "odd" : "even", game(i), meta_for("save " + std::to_string(i)), [&](savekit::status st) {
+      (st ? ok : failed)++;
+      if (std::this_thread::get_id() == caller) on_caller = true;
+    });
+  ASSERT_TRUE(s.flush());
+  EXPECT_EQ(ok.load(), 50);  // every callback, superseded ones included
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_FALSE(on_caller.load());
+  EXPECT_EQ(*s.read<SaveGame>("odd"), game(49));
+  EXPECT_EQ(*s.read<SaveGame>("even"), game(50));
+  EXPECT_EQ(s.pending_writes(), 0u);
+  // A synchronous call comes after the writes queued before it.
+  s.write_async("odd", game(101), {});
+  EXPECT_EQ(*s.read<SaveGame>("odd"), game(101));
+}
+
+TEST_F(Slots, CallbacksCanRunOnTheGamesThreadAtPoll) {
+  savekit::slots s = open({.completions = savekit::completion_thread::poll});
+  std::vector<bool> outcomes;
+  s.write_async("slot1", game(1), {}, [&](savekit::status st) { outcomes.push_back(bool(st)); });
+  s.write_async("", game(1), {}, [&](savekit::status st) {
+    outcomes.push_back(bool(st));
+    EXPECT_EQ(st.error().code(), errc::invalid_name);
+  });
+  ASSERT_TRUE(s.flush());
+  EXPECT_TRUE(outcomes.empty());  // nothing ran behind the game's back
+  EXPECT_EQ(s.poll(), 2u);
+  EXPECT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(s.poll(), 0u);
+}
+
+TEST_F(Slots, TheDestructorWaitsForQueuedWrites) {
+  {
+    savekit::slots s = open();
+    for (int i = 0; i < 5; ++i) s.write_async("slot" + std::to_string(i), game(i), {});
+  }
+  savekit::slots s = open();
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(*s.read<SaveGame>("slot" + std::to_string(i)), game(i));
+}
+
+// ---- faults: every operation of a write fails, or the power goes there ----
+
+TEST(SlotFaults, AFailedWriteLeavesThePreviousSave) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    auto s = savekit::slots::open("/saves", {.fs = &disk});
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->write("slot1", game(1), meta_for("first")));
+    int start = disk.operations();
+    disk.arm(test_support::fault_fs::fault::fail, start + at);
+    savekit::status written = s->write("slot1", game(2), meta_for("second"));
+    if (disk.operations() <= start + at) {  // the fault was past the write's last operation
+      ASSERT_TRUE(written);
+      break;
+    }
+    auto g = s->read<SaveGame>("slot1");
+    ASSERT_TRUE(g) << "fault at operation " << at << ": " << g.error().to_string();
+    if (written) {
+      EXPECT_EQ(*g, game(2)) << at;
+    } else {
+      // The failure may come after the rename (a folder sync): then the new save is there.
+      EXPECT_TRUE(*g == game(1) || *g == game(2)) << at;
+    }
+    ASSERT_LT(at, 50);
+  }
+}
+
+TEST(SlotFaults, APowerCutAtAnyPointOpensAtTheNewSaveOrThePreviousOne) {
+  for (double kept : {0.0, 0.5, 1.0}) {
+    for (int at = 0;; ++at) {
+      test_support::fault_fs disk;
+      int start = 0;
+      bool acknowledged = false;
+      {
+        auto s = savekit::slots::open("/saves", {.fs = &disk});
+        ASSERT_TRUE(s);
+        ASSERT_TRUE(s->write("slot1", game(1)));
+        ASSERT_TRUE(s->write("other", game(5)));
+        start = disk.operations();
+        disk.arm(test_support::fault_fs::fault::crash, start + at);
+        acknowledged = bool(s->write("slot1", game(2)));
+      }
+      bool crashed = disk.crashed();
+      if (!crashed) {
+        ASSERT_TRUE(acknowledged);
+        break;
+      }
+      disk.power_cut(kept);
+      disk.restart();
+      auto s = savekit::slots::open("/saves", {.fs = &disk});
+      ASSERT_TRUE(s) << s.error().to_string();
+      auto g = s->read<SaveGame>("slot1");
+      ASSERT_TRUE(g) << "power cut at operation " << at << ": " << g.error().to_string();
+      EXPECT_TRUE(*g == game(1) || *g == game(2)) << at;
+      if (acknowledged) {
+        EXPECT_EQ(*g, game(2)) << at;
+      }
+      EXPECT_EQ(*s->read<SaveGame>("other"), game(5));
+      auto menu = s->list();
+      ASSERT_TRUE(menu);
+      EXPECT_EQ(menu->size(), 2u);
+      for (const auto& slot : *menu) EXPECT_FALSE(slot.fell_back()) << at;  // a cut is not damage
+      ASSERT_LT(at, 50);
+    }
+  }
+}
+
+TEST(SlotFaults, AFullDiskIsReportedAndTheSlotKeepsItsSave) {
+  test_support::fault_fs disk;
+  auto s = savekit::slots::open("/saves", {.fs = &disk});
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->write("slot1", game(1)));
+  disk.fail_creating(".tmp");
+  auto written = s->write("slot1", game(2));
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().message().find("previous save is kept"), std::string::npos) << written.error().message();
+  EXPECT_EQ(*s->read<SaveGame>("slot1"), game(1));
+}
