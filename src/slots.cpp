@@ -25,9 +25,14 @@ std::int64_t now_us() {
       .count();
 }
 
+// A stored time as a time_point, clamped to what the clock can represent (nanoseconds on
+// Linux: ±292 years around 1970) instead of overflowing on a file's arbitrary value.
 std::chrono::system_clock::time_point time_of(std::int64_t us) {
+  using clock_duration = std::chrono::system_clock::duration;
+  constexpr auto limit = std::chrono::duration_cast<std::chrono::microseconds>(clock_duration::max()).count();
+  us = std::clamp<std::int64_t>(us, -limit, limit);
   return std::chrono::system_clock::time_point{
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::microseconds{us})};
+      std::chrono::duration_cast<clock_duration>(std::chrono::microseconds{us})};
 }
 
 std::string quoted(std::string_view name) { return "slot '" + std::string{name} + "'"; }
@@ -159,7 +164,7 @@ struct slots::state {
     if (base.find('~') != std::string::npos) {
       std::vector<std::uint64_t> mine;
       for (std::uint64_t g : files.generations) {
-        result<inspected> r = inspect(path_of(base, g, slot_file_kind::generation), sections::head, name);
+        result<inspected> r = inspect(base, g, sections::head, name);
         if (!r || !r->other_name) mine.push_back(g);
       }
       files.generations = std::move(mine);
@@ -167,10 +172,12 @@ struct slots::state {
     return files;
   }
 
-  // Reads a generation file's header and metadata, and the sections asked for, checking
+  // Reads generation file BASE.N.slot's header and metadata, and the sections asked for, checking
   // each. Damage is reported in the result's check; an error is an I/O failure (or a
   // payload over the size limit), which says nothing about the file's bytes.
-  result<inspected> inspect(const std::string& path, sections asked, std::string_view expected_name) {
+  result<inspected> inspect(const std::string& base, std::uint64_t generation, sections asked,
+                            std::string_view expected_name) {
+    const std::string path = path_of(base, generation, slot_file_kind::generation);
     result<int> handle = fs->open(path, file_system::open_mode::read);
     if (!handle) return std::move(handle).error();
     struct closer {
@@ -185,6 +192,9 @@ struct slots::state {
     if (!head) return std::move(head).error();
     out->check = detail::parse_slot_header(*head, info->size, out->header);
     if (out->check.damage != slot_damage::none) return out;
+    // The file name numbers generations (a file copied in under another number is that
+    // number); the header's copy is what the writer meant, kept only in the file.
+    out->header.generation = generation;
     const slot_header& h = out->header;
     result<std::string> name_and_meta = fs->read_at(*handle, detail::slot_header_size, h.name_bytes + h.meta_bytes);
     if (!name_and_meta) return std::move(name_and_meta).error();
@@ -247,7 +257,7 @@ struct slots::state {
     found.files = std::move(*files);
     std::vector<generation_info> skipped;
     for (std::uint64_t g : found.files.generations) {
-      result<inspected> r = inspect(path_of(found.base, g, slot_file_kind::generation), asked, name);
+      result<inspected> r = inspect(found.base, g, asked, name);
       if (!r) {
         if (r.error().code() == errc::not_found) continue;  // removed underneath
         return std::move(r).error();
@@ -631,7 +641,7 @@ result<std::vector<slot_info>> slots::list() {
     std::map<std::string, bool> listed;
     std::uint64_t damaged_now = 0;
     for (std::uint64_t g : files.generations) {
-      result<inspected> r = s.inspect(s.path_of(base, g, slot_file_kind::generation), sections::head, {});
+      result<inspected> r = s.inspect(base, g, sections::head, {});
       if (!r) {
         if (r.error().code() == errc::not_found) continue;
         return std::move(r).error();
@@ -698,7 +708,7 @@ result<std::vector<generation_info>> slots::history(std::string_view name) {
   if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};
   std::vector<generation_info> out;
   for (std::uint64_t g : files->generations) {
-    result<inspected> r = s.inspect(s.path_of(base, g, slot_file_kind::generation), sections::head, name);
+    result<inspected> r = s.inspect(base, g, sections::head, name);
     if (!r) {
       if (r.error().code() == errc::not_found) continue;
       return std::move(r).error();
@@ -752,7 +762,7 @@ status slots::restore(std::string_view name, std::uint64_t generation) {
   if (status ready = s.prepare_change({name}); !ready) return ready;
   std::lock_guard lock(s.folder_mutex);
   const std::string base = detail::slot_file_base(name);
-  result<inspected> r = s.inspect(s.path_of(base, generation, slot_file_kind::generation), sections::all, name);
+  result<inspected> r = s.inspect(base, generation, sections::all, name);
   if (!r) {
     error e = std::move(r).error();
     if (e.code() != errc::not_found) return e;
@@ -788,7 +798,7 @@ status slots::rename(std::string_view from, std::string_view to) {
   // Every generation is written under the new name (its header names the slot) before
   // any old file goes: interrupted, both names hold the save.
   for (auto g = source->generations.rbegin(); g != source->generations.rend(); ++g) {
-    result<inspected> r = s.inspect(s.path_of(from_base, *g, slot_file_kind::generation), sections::all, from);
+    result<inspected> r = s.inspect(from_base, *g, sections::all, from);
     if (!r) return std::move(r).error();
     if (r->other_name) continue;
     if (r->check.damage != slot_damage::none) {  // not copied: set aside, and moved below as it is

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "seed_types.hpp"
+#include "slot_format.hpp"
 #include "support/fault_fs.hpp"
 #include "support/temp_dir.hpp"
 
@@ -578,4 +579,27 @@ TEST(SlotFaults, AFullDiskIsReportedAndTheSlotKeepsItsSave) {
   ASSERT_FALSE(written);
   EXPECT_NE(written.error().message().find("previous save is kept"), std::string::npos) << written.error().message();
   EXPECT_EQ(*s->read<SaveGame>("slot1"), game(1));
+}
+
+// A generation file forged with the format's own encoder: intact, with values no writer of
+// this savekit produces.
+TEST_F(Slots, AnIntactFileWithAFarOffTimeIsListedWithoutOverflow) {
+  { savekit::slots s = open(); }
+  savekit::detail::slot_header header;
+  header.generation = 1;
+  header.saved_at_us = 7495785881276930813;  // ~237,000 years on; found by fuzz_slot_file
+  header.schema_version = 1;
+  std::string payload;
+  savekit::to_msgpack(game(1), payload);
+  std::string file =
+      savekit::detail::encode_slot_head(header, "slot1", savekit::detail::encode_slot_meta({}), {}, payload) + payload;
+  std::ofstream(folder() / "s-slot1.1.slot", std::ios::binary) << file;
+  savekit::slots s = open();
+  auto menu = s.list();
+  ASSERT_TRUE(menu) << menu.error().to_string();
+  ASSERT_EQ(menu->size(), 1u);
+  EXPECT_EQ((*menu)[0].saved_at.time_since_epoch(),
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::duration::max())));
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(1));
 }
