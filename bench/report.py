@@ -9,6 +9,7 @@
     report.py codecs RESULTS.json     codec_bench's Google Benchmark JSON: Markdown tables
         with each way's time as a ratio to savekit's way of the same class.
     report.py store RESULTS.json      store_bench's Google Benchmark JSON: Markdown tables.
+    report.py slots RESULTS.json      slots_bench's: the load menu and background writes.
 """
 import csv
 import json
@@ -437,6 +438,37 @@ def store_report(path):
             print(f"| {size:,} | {b['real_time']:.2f} | {b.get('bytes_per_second', 0) / 1e6:.0f} |")
 
 
+def slots_report(path):
+    _, rows = benchmark_rows(path)
+
+    def time_of(prefix, arg):
+        for name, b in rows.items():
+            if name.startswith(f"{prefix}/{arg}"):
+                return b
+        return None
+
+    print("### The load menu: list() over 100 slots (headers and metadata only)\n")
+    print("| payload per slot (MessagePack bytes) | µs per list() | ratio to the smallest |")
+    print("|---:|---:|---:|")
+    smallest = None
+    for arg in (1024, 1048576):
+        b = time_of("list/100 slots", arg)
+        if b is None:
+            continue
+        smallest = smallest or b["real_time"]
+        print(f"| {b.get('payload_bytes', 0):,.0f} | {b['real_time']:.0f} | {b['real_time'] / smallest:.2f} |")
+    print()
+    print("### The calling thread: write() against write_async() (the snapshot only)\n")
+    print("| payload (MessagePack bytes) | write() ms | write_async() ms | write_async ÷ write |")
+    print("|---:|---:|---:|---:|")
+    for arg in (10240, 1048576, 10485760):
+        sync, background = time_of("write/caller", arg), time_of("write_async/caller", arg)
+        if sync is None or background is None:
+            continue
+        print(f"| {sync.get('payload_bytes', 0):,.0f} | {sync['real_time']:.3f} | {background['real_time']:.3f} | "
+              f"{100 * background['real_time'] / sync['real_time']:.1f}% |")
+
+
 if __name__ == "__main__":
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else ("", [])
     if command == "studies" and len(args) >= 2:
@@ -446,5 +478,7 @@ if __name__ == "__main__":
         codecs_report(args[0])
     elif command == "store" and len(args) == 1:
         store_report(args[0])
+    elif command == "slots" and len(args) == 1:
+        slots_report(args[0])
     else:
         sys.exit(__doc__)

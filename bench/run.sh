@@ -4,6 +4,7 @@
 # are also embedded in the README.
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
+#   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,8 @@ name=${1:-}
 case "$name" in
   codecs) program=codec_bench title="Codec benchmark" ;;
   store) program=store_bench title="Store benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store [benchmark flags]" >&2; exit 2 ;;
+  slots) program=slots_bench title="Slots benchmark" ;;
+  *) echo "usage: bench/run.sh codecs|store|slots [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh

@@ -105,7 +105,7 @@ struct slots::state {
   // Writes queued for the worker thread.
   struct queued_write {
     std::string name;
-    encoded_save save;
+    snapshot save;
     std::vector<std::function<void(status)>> done;
   };
   mutable std::mutex queue_mutex;
@@ -424,7 +424,8 @@ struct slots::state {
       queue.pop_front();
       writing = true;
       lock.unlock();
-      status outcome = write_save(next.name, next.save);
+      result<encoded_save> save = next.save();
+      status outcome = save ? write_save(next.name, *save) : status{std::move(save).error()};
       deliver(std::move(next.done), outcome);
       lock.lock();
       if (!outcome && !first_failure) first_failure = outcome.error();
@@ -537,7 +538,7 @@ void slots::deliver(std::function<void(status)> done, status outcome) {
   state_->deliver(std::move(one), outcome);
 }
 
-void slots::queue_encoded(std::string_view name, encoded_save save, std::function<void(status)> done) {
+void slots::queue_write(std::string_view name, snapshot save, std::function<void(status)> done) {
   state& s = *state_;
   if (s.options.read_only) return deliver(std::move(done), s.read_only_error());
   std::lock_guard lock(s.queue_mutex);

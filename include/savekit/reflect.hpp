@@ -606,6 +606,46 @@ consteval bool owns_counted_memory() {
   }
 }
 
+// Whether a copy of a T shares nothing with the original, so that another thread may read
+// the copy while the original changes: plain values, strings, containers and aggregates of
+// them. Pointers (which a copy shares), adapted and declared (non-aggregate) types (whose
+// copy constructors savekit cannot see into) are not.
+template <class T, class... Visiting>
+consteval bool copy_is_independent() {
+  if constexpr ((std::is_same_v<T, Visiting> || ...)) {
+    return true;  // T contains itself: decided by its other parts
+  } else if constexpr (!std::is_copy_constructible_v<T> || has_adapter<T> || std::is_pointer_v<T> ||
+                       is_smart_pointer<T>) {
+    return false;
+  } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || is_string<T> || is_byte_vector<T>) {
+    return true;
+  } else if constexpr (std::is_array_v<T>) {
+    return copy_is_independent<std::remove_cv_t<std::remove_extent_t<T>>, T, Visiting...>();
+  } else if constexpr (is_map<T>) {
+    return copy_is_independent<std::remove_cv_t<typename T::key_type>, T, Visiting...>() &&
+           copy_is_independent<typename T::mapped_type, T, Visiting...>();
+  } else if constexpr (is_std_array<T> || is_sequence<T> || is_specialization_v<T, std::optional>) {
+    return copy_is_independent<std::remove_cv_t<typename held<T>::type>, T, Visiting...>();
+  } else if constexpr (is_specialization_v<T, std::variant>) {
+    return []<class... A>(std::variant<A...>*) {
+      return (copy_is_independent<A, T, Visiting...>() && ...);
+    }(static_cast<T*>(nullptr));
+  } else if constexpr (is_tuple_like<T>) {
+    return []<template <class...> class Tuple, class... A>(Tuple<A...>*) {
+      return (copy_is_independent<std::remove_cv_t<A>, T, Visiting...>() && ...);
+    }(static_cast<T*>(nullptr));
+  } else if constexpr (is_reflected<T> && std::is_aggregate_v<T>) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (copy_is_independent<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<T&>()))>, T,
+                                  Visiting...>() &&
+              ...);
+    }
+    (std::make_index_sequence<reflection<T>::size>{});
+  } else {
+    return false;
+  }
+}
+
 // The memory a reader counts against max_memory to read value back into a new object:
 // what a writer checks so as not to write what could not be read back with the same limit.
 template <class T>

@@ -144,8 +144,10 @@ class slots {
   // returns success the save is on disk; on failure the slot is as it was.
   template <class T>
   status write(std::string_view name, const T& value, const slot_meta& meta = {}, write_options options = {});
-  // Encodes value now, on the calling thread (the snapshot), and writes it on the worker
-  // thread. Writes keep their order per slot; a write still queued is superseded by a
+  // Takes a snapshot of value on the calling thread and encodes and writes it on the worker
+  // thread. The snapshot is a copy when a copy shares nothing with value (plain values,
+  // strings, containers and aggregates of them: detail::copy_is_independent), else the
+  // encoded bytes. Writes keep their order per slot; a write still queued is superseded by a
   // newer one of the same slot (both callbacks then get the newer one's outcome). done
   // runs on the thread slots_options::completions names; it may be empty. A write refused
   // before it is queued (a bad name, a value too deep) reports at once.
@@ -212,8 +214,9 @@ class slots {
     std::uint32_t schema_version = 1;
     slot_meta meta;
   };
+  using snapshot = std::function<result<encoded_save>()>;  // run once, on the worker
   status write_encoded(std::string_view name, encoded_save save);
-  void queue_encoded(std::string_view name, encoded_save save, std::function<void(status)> done);
+  void queue_write(std::string_view name, snapshot save, std::function<void(status)> done);
   // Hands an outcome to a callback on the thread slots_options::completions names (a write
   // refused before it was queued: on the calling thread, or at the next poll()).
   void deliver(std::function<void(status)> done, status outcome);
@@ -222,7 +225,8 @@ class slots {
   const object_options& limits() const;
 
   template <class T>
-  result<encoded_save> encode(const T& value, const slot_meta& meta, const write_options& options) const;
+  static result<encoded_save> encode(const T& value, const slot_meta& meta, object_encoding encoding,
+                                     const object_options& limits);
 
   std::unique_ptr<state> state_;
 };
@@ -230,12 +234,13 @@ class slots {
 // ---- templates -----------------------------------------------------------------------------
 
 template <class T>
-result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta, const write_options& options) const {
+result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta, object_encoding encoding,
+                                          const object_options& limits) {
   result<encoded_save> save{std::in_place};
-  save->encoding = encoding_for(options);
+  save->encoding = encoding;
   save->schema_version = schema_version<T>;
   save->meta = meta;
-  if (status encoded = detail::encode_object(value, save->encoding, save->payload, limits()); !encoded)
+  if (status encoded = detail::encode_object(value, encoding, save->payload, limits); !encoded)
     return std::move(encoded).error();
   return save;
 }
@@ -243,7 +248,7 @@ result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta,
 template <class T>
 status slots::write(std::string_view name, const T& value, const slot_meta& meta, write_options options) {
   if (status valid = check_name(name); !valid) return valid;
-  result<encoded_save> save = encode(value, meta, options);
+  result<encoded_save> save = encode(value, meta, encoding_for(options), limits());
   if (!save) return std::move(save).error();
   return write_encoded(name, std::move(*save));
 }
@@ -252,9 +257,19 @@ template <class T>
 void slots::write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done,
                         write_options options) {
   if (status valid = check_name(name); !valid) return deliver(std::move(done), std::move(valid));
-  result<encoded_save> save = encode(value, meta, options);
-  if (!save) return deliver(std::move(done), std::move(save).error());
-  queue_encoded(name, std::move(*save), std::move(done));
+  const object_encoding encoding = encoding_for(options);
+  if constexpr (detail::copy_is_independent<T>()) {
+    // The snapshot is a copy (a memcpy-like cost), encoded on the worker.
+    queue_write(
+        name, [copy = value, meta, encoding, limits = limits()] { return encode(copy, meta, encoding, limits); },
+        std::move(done));
+  } else {
+    // A copy could share state with the game's object (pointers): encoded here instead.
+    result<encoded_save> save = encode(value, meta, encoding, limits());
+    if (!save) return deliver(std::move(done), std::move(save).error());
+    queue_write(
+        name, [save = std::move(*save)]() mutable -> result<encoded_save> { return std::move(save); }, std::move(done));
+  }
 }
 
 template <class T>
