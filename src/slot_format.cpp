@@ -71,14 +71,17 @@ slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, s
     return damaged("the file is shorter than a slot header (" + std::to_string(file_bytes) + " bytes)");
   const char* p = bytes.data();
   if (std::memcmp(p, slot_magic, sizeof slot_magic) != 0) return damaged("not a slot file (bad magic)");
+  // Bytes 0-15 (magic, version, header size) keep their meaning in every version, so the
+  // version is judged before the checksum, whose place a newer header may move.
+  const std::uint32_t version = get_u32(p + 8), header_size = get_u32(p + 12);
+  if (version > slot_format_version && header_size >= slot_header_size && header_size <= max_slot_header_size &&
+      header_size <= file_bytes)
+    return {slot_damage::newer, "written by a newer savekit (slot format " + std::to_string(version) + ")"};
+  if (version != slot_format_version || header_size != slot_header_size)
+    return damaged("slot format " + std::to_string(version) + " with a " + std::to_string(header_size) +
+                   "-byte header is not one savekit wrote");
   if (crc32c(p, slot_header_size - 4) != get_u32(p + slot_header_size - 4))
     return damaged("the header fails its checksum");
-  std::uint32_t version = get_u32(p + 8);
-  if (version > slot_format_version)
-    return {slot_damage::newer, "written by a newer savekit (slot format " + std::to_string(version) + ")"};
-  if (version != slot_format_version || get_u32(p + 12) != slot_header_size)
-    return damaged("slot format " + std::to_string(version) + " with a " + std::to_string(get_u32(p + 12)) +
-                   "-byte header is not one savekit wrote");
   h.generation = get_u64(p + 16);
   h.saved_at_us = static_cast<std::int64_t>(get_u64(p + 24));
   h.restored_from = get_u64(p + 32);
@@ -120,9 +123,12 @@ std::string encode_slot_meta(const slot_meta& meta) {
 
 result<slot_meta> decode_slot_meta(std::string_view bytes) {
   stored_slot_meta stored;
-  if (status read = savekit::from_msgpack(bytes, stored, {.max_depth = 8, .max_memory = max_slot_meta_bytes * 4ull});
-      !read)
+  // Memory: 1 MiB of text, and the map's nodes (about 100 bytes each) on top.
+  constexpr std::uint64_t memory = max_slot_meta_bytes * 2ull + max_slot_meta_entries * 256ull;
+  if (status read = savekit::from_msgpack(bytes, stored, {.max_depth = 8, .max_memory = memory}); !read)
     return std::move(read).error();
+  if (stored.user.size() > max_slot_meta_entries)
+    return error{errc::value_too_large, 0, "more than " + std::to_string(max_slot_meta_entries) + " fields", "$.user"};
   result<slot_meta> meta{std::in_place};
   meta->title = std::move(stored.title);
   meta->playtime = std::chrono::seconds{stored.playtime_seconds};
@@ -233,10 +239,17 @@ std::optional<slot_file_name> parse_slot_file_name(std::string_view file) {
   std::string_view digits = rest.substr(dot + 1);
   if (digits.front() == '0') return std::nullopt;  // one spelling per number
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed.generation);
-  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  if (ec != std::errc{} || end != digits.data() + digits.size() || parsed.generation > max_slot_generation)
+    return std::nullopt;
   parsed.base = std::string{rest.substr(0, dot)};
   for (char c : parsed.base.substr(2))
     if (!kept_as_is(static_cast<unsigned char>(c)) && c != '_' && c != '~') return std::nullopt;
+  // One spelling per name too: the base a valid name maps to (a hashed one cannot be checked
+  // here; its files carry the name).
+  if (parsed.base.find('~') == std::string::npos) {
+    std::optional<std::string> name = slot_name_of_base(parsed.base);
+    if (!name || !slots::check_name(*name) || slot_file_base(*name) != parsed.base) return std::nullopt;
+  }
   return parsed;
 }
 

@@ -15,7 +15,12 @@ namespace savekit::detail {
 inline constexpr char slot_magic[8] = {'\x89', 'S', 'K', 'S', 'L', 'O', 'T', '\n'};
 inline constexpr std::uint32_t slot_format_version = 1;
 inline constexpr std::size_t slot_header_size = 84;
+inline constexpr std::size_t max_slot_header_size = 64u << 10;  // what a newer version's header may grow to
+// Generation numbers stop here (2^53 - 1): a file named past it is not a generation, so a
+// planted huge number cannot make the next one wrap around.
+inline constexpr std::uint64_t max_slot_generation = (std::uint64_t{1} << 53) - 1;
 inline constexpr std::uint32_t max_slot_meta_bytes = 1u << 20;        // title and the game's fields
+inline constexpr std::uint32_t max_slot_meta_entries = 10000;         // the game's fields, in slot_meta::user
 inline constexpr std::uint32_t max_slot_thumbnail_bytes = 64u << 20;  // a picture, not a video
 
 // The fixed part at the start of a generation file; the sections follow in this order.

@@ -2,6 +2,7 @@
 #include "savekit/slots.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -62,8 +63,9 @@ struct inspected {
   slot_header header;
   std::string name;
   slot_meta meta;
-  std::string thumbnail;  // if asked for
-  std::string payload;    // if asked for
+  std::string thumbnail;           // if asked for
+  bool thumbnail_damaged = false;  // then left empty: a picture is not worth the save
+  std::string payload;             // if asked for
 };
 
 enum class sections : unsigned { head = 0, thumbnail = 1, payload = 2, all = 3 };
@@ -114,7 +116,7 @@ struct slots::state {
   bool writing = false;
   bool stopping = false;
   std::thread worker;
-  std::thread::id worker_id;
+  std::atomic<std::thread::id> worker_id;
   std::optional<error> first_failure;                                     // since the last flush()
   std::vector<std::pair<std::function<void(status)>, status>> completed;  // for poll()
 
@@ -176,8 +178,8 @@ struct slots::state {
   // each. Damage is reported in the result's check; an error is an I/O failure (or a
   // payload over the size limit), which says nothing about the file's bytes.
   result<inspected> inspect(const std::string& base, std::uint64_t generation, sections asked,
-                            std::string_view expected_name) {
-    const std::string path = path_of(base, generation, slot_file_kind::generation);
+                            std::string_view expected_name, slot_file_kind kind = slot_file_kind::generation) {
+    const std::string path = path_of(base, generation, kind);
     result<int> handle = fs->open(path, file_system::open_mode::read);
     if (!handle) return std::move(handle).error();
     struct closer {
@@ -206,17 +208,18 @@ struct slots::state {
       return out;
     }
     result<slot_meta> meta = detail::decode_slot_meta(std::string_view{*name_and_meta}.substr(h.name_bytes));
-    if (!meta) {
-      out->check = {slot_damage::damaged, "the metadata does not decode: " + meta.error().to_string()};
+    if (!meta) {  // checksummed bytes savekit cannot read: another writer's, not damage
+      out->check = {slot_damage::newer, "the metadata does not decode: " + meta.error().to_string()};
       return out;
     }
     out->meta = std::move(*meta);
     if (wants(asked, sections::thumbnail)) {
       result<std::string> thumbnail = fs->read_at(*handle, h.thumbnail_at(), h.thumbnail_bytes);
       if (!thumbnail) return std::move(thumbnail).error();
-      out->check = detail::check_slot_section(*thumbnail, h.thumbnail_crc, "thumbnail");
-      if (out->check.damage != slot_damage::none) return out;
-      out->thumbnail = std::move(*thumbnail);
+      if (detail::check_slot_section(*thumbnail, h.thumbnail_crc, "thumbnail").damage == slot_damage::none)
+        out->thumbnail = std::move(*thumbnail);
+      else
+        out->thumbnail_damaged = true;
     }
     if (wants(asked, sections::payload)) {
       if (h.payload_bytes > options.max_payload_bytes)
@@ -231,6 +234,21 @@ struct slots::state {
     }
     return out;
   }
+
+  // The slot name a base stands for: spelled out in the base, or (hashed) read from the
+  // intact head of one of its damaged files; the base itself if neither can be had.
+  std::string name_of_files(const std::string& base, const slot_files& files) {
+    if (std::optional<std::string> name = detail::slot_name_of_base(base)) return *name;
+    for (std::uint64_t g : files.damaged) {
+      result<inspected> r = inspect(base, g, sections::head, {}, slot_file_kind::damaged);
+      if (r && !r->name.empty() && detail::slot_file_base(r->name) == base) return r->name;
+    }
+    return base;
+  }
+
+  // A file named like a generation that is gone (removed underneath) or is not a regular
+  // file (a link, a folder, a FIFO planted there): not a generation, skipped.
+  static bool not_a_generation(const error& e) { return e.code() == errc::not_found || e.code() == errc::invalid_path; }
 
   // Renames a damaged generation to BASE.N.damaged: never read again, never deleted
   // while it is within the kept generations, there for a person to look at.
@@ -259,7 +277,7 @@ struct slots::state {
     for (std::uint64_t g : found.files.generations) {
       result<inspected> r = inspect(found.base, g, asked, name);
       if (!r) {
-        if (r.error().code() == errc::not_found) continue;  // removed underneath
+        if (not_a_generation(r.error())) continue;
         return std::move(r).error();
       }
       if (r->other_name) continue;
@@ -320,15 +338,19 @@ struct slots::state {
   // ---- writing ----
 
   // Writes one generation file: to a temporary name, synced, renamed into place, the
-  // folder synced. On failure nothing of it is left under its final name.
+  // folder synced. On failure before the rename nothing of it is left under its final
+  // name; the error says which case it is.
   status write_generation(const std::string& base, slot_header header, std::string_view name,
                           std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload) {
+    auto not_saved = [&](error e) {
+      return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
+    };
     std::string head = detail::encode_slot_head(header, name, meta_bytes, thumbnail, payload);
     const std::string temporary = path_of(base, header.generation, slot_file_kind::temporary);
     const std::string final_path = path_of(base, header.generation, slot_file_kind::generation);
     (void)fs->remove(temporary);  // left by an interrupted write
     result<int> handle = fs->open(temporary, file_system::open_mode::create_new);
-    if (!handle) return std::move(handle).error();
+    if (!handle) return not_saved(std::move(handle).error());
     status written = fs->write(*handle, head.data(), head.size());
     if (written && !payload.empty()) written = fs->write(*handle, payload.data(), payload.size());
     if (written) written = fs->sync(*handle);
@@ -336,9 +358,14 @@ struct slots::state {
     if (written) written = fs->rename(temporary, final_path);
     if (!written) {
       (void)fs->remove(temporary);
-      return written;
+      return not_saved(std::move(written).error());
     }
-    return fs->sync_directory(folder);
+    if (status synced = fs->sync_directory(folder); !synced)
+      return error{
+          synced.error().code(), 0,
+          quoted(name) + " was saved, but the folder could not be synced: the save is what reads see, " +
+              "and it may not survive a power cut (the previous one is kept too): " + synced.error().message()};
+    return {};
   }
 
   // Keeps the newest keep_generations intact generations and the damaged ones among them.
@@ -354,17 +381,24 @@ struct slots::state {
       if (g < oldest_kept) (void)fs->remove(path_of(base, g, slot_file_kind::damaged));
   }
 
+  // Strictly increasing within a run, so that the load menu's order is the order of the
+  // writes (restores and copies included) even when two fall in one tick of the clock.
+  std::int64_t next_saved_at() { return last_saved_at_us = std::max(now_us(), last_saved_at_us + 1); }
+
+  // Writes the slot's next generation, stamped now. Caller holds folder_mutex.
   status write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
                               std::string_view thumbnail, std::string_view payload) {
     const std::string base = detail::slot_file_base(name);
     // Past every number the base has used, other names' sharing a hashed base included.
     result<std::map<std::string, slot_files>> all = scan();
     if (!all) return std::move(all).error();
-    header.generation = (*all)[base].highest() + 1;
-    if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload); !written) {
-      error e = std::move(written).error();
-      return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
-    }
+    const std::uint64_t highest = (*all)[base].highest();
+    if (highest >= detail::max_slot_generation)
+      return error{errc::value_too_large, 0,
+                   quoted(name) + " has used every generation number: remove it (or its files) to save again"};
+    header.generation = highest + 1;
+    header.saved_at_us = next_saved_at();
+    if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload); !written) return written;
     prune(name, base);
     return {};
   }
@@ -372,18 +406,23 @@ struct slots::state {
   status write_save(std::string_view name, const encoded_save& save) {
     if (options.read_only) return read_only_error();
     slot_header header;
-    std::lock_guard lock(folder_mutex);
-    // Strictly increasing within a run, so that the load menu's order is the order of the
-    // writes even when two fall in one tick of the clock.
-    header.saved_at_us = last_saved_at_us = std::max(now_us(), last_saved_at_us + 1);
     header.schema_version = save.schema_version;
     header.encoding = save.encoding;
     const auto& t = save.meta.thumbnail;
     if (t.size() > detail::max_slot_thumbnail_bytes)
       return error{errc::value_too_large, 0, quoted(name) + ": the thumbnail is larger than 64 MiB"};
+    if (save.payload.size() > options.max_payload_bytes)
+      return error{errc::value_too_large, 0,
+                   quoted(name) + ": the save takes " + std::to_string(save.payload.size()) +
+                       " bytes, more than max_payload_bytes (" + std::to_string(options.max_payload_bytes) +
+                       "): it could not be read back"};
     std::string meta = detail::encode_slot_meta(save.meta);
-    if (meta.size() > detail::max_slot_meta_bytes)
-      return error{errc::value_too_large, 0, quoted(name) + ": the title and fields take more than 1 MiB"};
+    // What is written must read back: the metadata's reader has its own limits.
+    if (result<slot_meta> back = detail::decode_slot_meta(meta); meta.size() > detail::max_slot_meta_bytes || !back)
+      return error{errc::value_too_large, 0,
+                   quoted(name) + ": the title and fields are too large to be read back (at most 1 MiB, " +
+                       std::to_string(detail::max_slot_meta_entries) + " fields)"};
+    std::lock_guard lock(folder_mutex);
     return write_new_generation(name, header, meta, std::string_view{reinterpret_cast<const char*>(t.data()), t.size()},
                                 save.payload);
   }
@@ -394,7 +433,7 @@ struct slots::state {
 
   // ---- the worker ----
 
-  bool on_worker() const { return std::this_thread::get_id() == worker_id; }
+  bool on_worker() const { return std::this_thread::get_id() == worker_id.load(); }
 
   // Waits until the writes queued so far are done (not from the worker itself, which
   // would wait for itself: a callback that reads or lists sees what is on disk).
@@ -440,23 +479,60 @@ struct slots::state {
       stopping = true;
     }
     queue_changed.notify_all();
-    if (worker.joinable()) worker.join();
+    if (!worker.joinable()) return;
+    if (on_worker())
+      worker.detach();  // a callback let go of the slots: the worker ends the queue, then the state
+    else
+      worker.join();
+  }
+
+  // Callbacks waiting for a poll() that will not come: run on the thread closing the slots.
+  void run_completed() {
+    std::vector<std::pair<std::function<void(status)>, status>> ready;
+    {
+      std::lock_guard lock(queue_mutex);
+      ready.swap(completed);
+    }
+    for (auto& [done, outcome] : ready) done(outcome);
+  }
+
+  // Where the autosave rotation stands on disk: the autosave slot written last (0: none yet,
+  // or the first missing one follows). Read once, at open.
+  std::uint32_t last_autosave_on_disk() {
+    const std::uint32_t count = std::max<std::uint32_t>(options.autosave_slots, 1);
+    std::uint32_t last = 0;
+    std::int64_t newest = 0;
+    for (std::uint32_t i = 1; i <= count; ++i) {
+      result<found_generation> found =
+          newest_intact(options.autosave_prefix + std::to_string(i), sections::head, nullptr);
+      if (!found) return i - 1;
+      if (i == 1 || found->file.header.saved_at_us > newest) {
+        newest = found->file.header.saved_at_us;
+        last = i;
+      }
+    }
+    return last;
   }
 };
 
 // ---- slots ---------------------------------------------------------------------------------
 
-slots::slots(std::unique_ptr<state> s) : state_(std::move(s)) {}
+slots::slots(std::shared_ptr<state> s) : state_(std::move(s)) {}
 slots::slots(slots&&) noexcept = default;
 slots& slots::operator=(slots&& other) noexcept {
   if (this != &other) {
-    if (state_) state_->stop_worker();
+    if (state_) {
+      state_->stop_worker();
+      if (!state_->on_worker()) state_->run_completed();
+    }
     state_ = std::move(other.state_);
   }
   return *this;
 }
 slots::~slots() {
-  if (state_) state_->stop_worker();  // the worker finishes the queue first
+  if (!state_) return;
+  state_->stop_worker();  // the worker finishes the queue first
+  if (!state_->on_worker()) state_->run_completed();
 }
 
 const std::string& slots::path() const { return state_->folder; }
@@ -465,6 +541,32 @@ object_encoding slots::encoding_for(const write_options& options) const {
   return options.encoding.value_or(state_->options.encoding);
 }
 
+namespace {
+
+// The code point at name[i] (valid UTF-8, checked before), and its length in bytes.
+char32_t code_point_at(std::string_view name, std::size_t i, std::size_t& length) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(name[i + k]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return length = 1, lead;
+  if (lead < 0xE0) return length = 2, char32_t((lead & 0x1F) << 6 | (byte(1) & 0x3F));
+  if (lead < 0xF0) return length = 3, char32_t((lead & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F));
+  return length = 4, char32_t((lead & 0x07) << 18 | (byte(1) & 0x3F) << 12 | (byte(2) & 0x3F) << 6 | (byte(3) & 0x3F));
+}
+
+// Characters that change how a name looks without being seen: a menu entry could pass for
+// another (bidirectional overrides) or look empty.
+bool invisible(char32_t c) {
+  return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB);
+}
+
+bool blank(char32_t c) {
+  return c == 0x20 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
+}
+
+}  // namespace
+
 status slots::check_name(std::string_view name) {
   if (name.empty() || name.size() > max_name_bytes)
     return error{
@@ -472,18 +574,20 @@ status slots::check_name(std::string_view name) {
         "a slot name is 1 to " + std::to_string(max_name_bytes) + " bytes, not " + std::to_string(name.size())};
   if (std::size_t bad = detail::find_invalid_utf8(name.data(), name.size()); bad != name.size())
     return error{errc::invalid_name, bad, "a slot name is UTF-8; byte " + std::to_string(bad) + " is not"};
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    auto c = static_cast<unsigned char>(name[i]);
-    // C0 controls, DEL, and C1 controls (U+0080..U+009F, encoded C2 80..C2 9F).
-    bool c1 = c == 0xC2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xA0;
-    if (c < 0x20 || c == 0x7F || c1)
-      return error{errc::invalid_name, i, "a slot name holds no control characters (byte " + std::to_string(i) + ")"};
+  bool all_blank = true;
+  for (std::size_t i = 0, length = 0; i < name.size(); i += length) {
+    const char32_t c = code_point_at(name, i, length);
+    if (invisible(c))
+      return error{errc::invalid_name, i,
+                   "a slot name holds no control, format or bidirectional characters (byte " + std::to_string(i) + ")"};
+    all_blank = all_blank && blank(c);
   }
+  if (all_blank) return error{errc::invalid_name, 0, "a slot name is not only spaces"};
   return {};
 }
 
 result<slots> slots::open(const std::string& given, slots_options options) {
-  auto s = std::make_unique<state>();
+  auto s = std::make_shared<state>();
   s->fs = options.fs ? options.fs : &posix_file_system();
   s->options = std::move(options);
   file_system& fs = *s->fs;
@@ -522,6 +626,7 @@ result<slots> slots::open(const std::string& given, slots_options options) {
   if (!all) return std::move(all).error();
   for (const auto& [base, files] : *all)
     for (std::uint64_t g : files.temporary) (void)fs.remove(s->path_of(base, g, slot_file_kind::temporary));
+  s->last_autosave = s->last_autosave_on_disk();  // the rotation goes on from where it stopped
   return slots{std::move(s)};
 }
 
@@ -552,7 +657,7 @@ void slots::queue_write(std::string_view name, snapshot save, std::function<void
     s.queue.push_back(std::move(q));
   }
   if (!s.worker.joinable()) {
-    s.worker = std::thread([&s] { s.run_worker(); });
+    s.worker = std::thread([keep = state_] { keep->run_worker(); });
     s.worker_id = s.worker.get_id();
   }
   s.queue_changed.notify_all();
@@ -586,24 +691,7 @@ std::string slots::next_autosave_name() {
   state& s = *state_;
   const std::uint32_t count = std::max<std::uint32_t>(s.options.autosave_slots, 1);
   std::lock_guard lock(s.autosave_mutex);
-  if (!s.last_autosave) {  // the first autosave of this run continues the rotation on disk
-    std::uint32_t last = 0;
-    std::int64_t newest = 0;
-    for (std::uint32_t i = 1; i <= count; ++i) {
-      result<slot_info> found = info(s.options.autosave_prefix + std::to_string(i));
-      if (!found) {
-        last = i - 1;
-        break;
-      }
-      auto at = found->saved_at.time_since_epoch().count();
-      if (i == 1 || at > newest) {
-        newest = at;
-        last = i;
-      }
-    }
-    s.last_autosave = last;
-  }
-  s.last_autosave = *s.last_autosave % count + 1;
+  s.last_autosave = s.last_autosave.value_or(0) % count + 1;
   return s.options.autosave_prefix + std::to_string(*s.last_autosave);
 }
 
@@ -643,23 +731,21 @@ result<std::vector<slot_info>> slots::list() {
     std::uint64_t damaged_now = 0;
     for (std::uint64_t g : files.generations) {
       result<inspected> r = s.inspect(base, g, sections::head, {});
-      if (!r) {
-        if (r.error().code() == errc::not_found) continue;
-        return std::move(r).error();
+      if (!r && state::not_a_generation(r.error())) continue;
+      if (!r || r->check.damage == slot_damage::newer) {  // shown, with why it cannot be read
+        slot_info entry;
+        entry.generation = g;
+        entry.problem = r ? r->check.problem : r.error().to_string();
+        entry.name = s.name_of_files(base, files);
+        listed[entry.name] = true;
+        menu.push_back(std::move(entry));
+        break;
       }
       if (r->check.damage == slot_damage::damaged) {
         s.set_aside(base, g);
         files.damaged.push_back(g);
         ++damaged_now;
         continue;
-      }
-      if (r->check.damage == slot_damage::newer) {
-        slot_info newer;
-        newer.generation = g;
-        newer.problem = r->check.problem;
-        newer.name = detail::slot_name_of_base(base).value_or(base);
-        menu.push_back(std::move(newer));
-        break;
       }
       // A file whose header names a slot that maps elsewhere is not this base's (copied
       // in by hand, say): the slot it names is listed from its own files.
@@ -675,7 +761,7 @@ result<std::vector<slot_info>> slots::list() {
     if (listed.empty() && !files.damaged.empty()) {  // nothing intact: listed as damaged, never hidden
       std::sort(files.damaged.begin(), files.damaged.end(), std::greater<>{});
       slot_info entry;
-      entry.name = detail::slot_name_of_base(base).value_or(base);  // a hashed name is known only from its files
+      entry.name = s.name_of_files(base, files);
       entry.generation = files.damaged.front();
       entry.damaged = true;
       entry.damaged_newer = files.damaged.size();
@@ -693,6 +779,10 @@ result<std::vector<slot_info>> slots::list() {
 result<std::vector<std::byte>> slots::thumbnail(std::string_view name) {
   result<state::found_generation> found = state_->newest_for_caller(name, sections::thumbnail, nullptr);
   if (!found) return std::move(found).error();
+  if (found->file.thumbnail_damaged)  // the save itself may be intact: it stays
+    return error{errc::damaged, 0,
+                 quoted(name) + " generation " + std::to_string(found->file.header.generation) +
+                     ": the thumbnail fails its checksum"};
   const std::string& t = found->file.thumbnail;
   const auto* first = reinterpret_cast<const std::byte*>(t.data());
   return std::vector<std::byte>(first, first + t.size());
@@ -711,7 +801,7 @@ result<std::vector<generation_info>> slots::history(std::string_view name) {
   for (std::uint64_t g : files->generations) {
     result<inspected> r = s.inspect(base, g, sections::head, name);
     if (!r) {
-      if (r.error().code() == errc::not_found) continue;
+      if (state::not_a_generation(r.error())) continue;
       return std::move(r).error();
     }
     if (r->other_name) continue;
@@ -794,29 +884,50 @@ status slots::rename(std::string_view from, std::string_view to) {
   if (from == to) return {};
   result<slot_files> target = s.scan_slot(to, to_base);
   if (!target) return std::move(target).error();
-  if (!target->generations.empty() || !target->damaged.empty())
+  // `to` may hold what an interrupted rename of `from` copied: the same generations with
+  // the same payloads. Then the rename goes on; anything else is another slot.
+  bool resuming = !target->generations.empty() && target->damaged.empty();
+  for (std::uint64_t g : target->generations) {
+    if (!resuming) break;
+    result<inspected> copied = s.inspect(to_base, g, sections::head, to);
+    result<inspected> original = s.inspect(from_base, g, sections::head, from);
+    resuming = copied && original && copied->check.damage == slot_damage::none &&
+               original->check.damage == slot_damage::none && !copied->other_name && !original->other_name &&
+               copied->header.payload_crc == original->header.payload_crc &&
+               copied->header.saved_at_us == original->header.saved_at_us;
+  }
+  if ((!target->generations.empty() || !target->damaged.empty()) && !resuming)
     return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
-  // Every generation is written under the new name (its header names the slot) before
-  // any old file goes: interrupted, both names hold the save.
-  for (auto g = source->generations.rbegin(); g != source->generations.rend(); ++g) {
-    result<inspected> r = s.inspect(from_base, *g, sections::all, from);
-    if (!r) return std::move(r).error();
+  // Every generation is written under the new name (its header names the slot), newest
+  // first, before any old file goes: interrupted, `to` holds the newest save and `from`
+  // all of them, and the rename can be run again.
+  std::vector<std::uint64_t> moved;
+  for (std::uint64_t g : source->generations) {
+    result<inspected> r = s.inspect(from_base, g, sections::all, from);
+    if (!r) {
+      if (state::not_a_generation(r.error())) continue;
+      return std::move(r).error();
+    }
     if (r->other_name) continue;
-    if (r->check.damage != slot_damage::none) {  // not copied: set aside, and moved below as it is
-      if (r->check.damage == slot_damage::damaged) {
-        s.set_aside(from_base, *g);
-        source->damaged.push_back(*g);
-      }
+    if (r->check.damage == slot_damage::newer)  // never left behind to be deleted
+      return error{
+          errc::unsupported_version, 0,
+          quoted(from) + " generation " + std::to_string(g) + ": " + r->check.problem + "; the slot is left as it is"};
+    moved.push_back(g);
+    if (r->check.damage == slot_damage::damaged) {  // not copied: set aside, moved below as it is
+      s.set_aside(from_base, g);
+      source->damaged.push_back(g);
       continue;
     }
+    if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
     if (status written =
             s.write_generation(to_base, r->header, to, detail::encode_slot_meta(r->meta), r->thumbnail, r->payload);
         !written)
       return written;
   }
   if (status synced = s.fs->sync_directory(s.folder); !synced) return synced;
-  for (auto g = source->generations.rbegin(); g != source->generations.rend(); ++g)
-    (void)s.fs->remove(s.path_of(from_base, *g, slot_file_kind::generation));  // gone if set aside
+  for (auto g = moved.rbegin(); g != moved.rend(); ++g)                        // oldest first
+    (void)s.fs->remove(s.path_of(from_base, *g, slot_file_kind::generation));  // gone already if set aside
   for (std::uint64_t g : source->damaged)
     (void)s.fs->rename(s.path_of(from_base, g, slot_file_kind::damaged),
                        s.path_of(to_base, g, slot_file_kind::damaged));

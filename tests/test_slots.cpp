@@ -161,7 +161,7 @@ TEST_F(Slots, KeepsTheNewestGenerationsAndRestoresAnOlderOne) {
   ASSERT_EQ(after->size(), 3u);
   EXPECT_EQ((*after)[0].generation, 6u);
   EXPECT_EQ((*after)[0].restored_from, 4u);
-  EXPECT_EQ((*after)[0].saved_at, (*h)[1].saved_at);  // the save's own time
+  EXPECT_GT((*after)[0].saved_at, (*h)[0].saved_at);  // stamped when restored: the menu's newest
   EXPECT_EQ((*after)[0].meta.title, "save 4");
   EXPECT_EQ(s.restore("slot1", 1).error().code(), errc::not_found);  // pruned
 }
@@ -245,13 +245,17 @@ TEST_F(Slots, ASlotWithNothingIntactIsAnErrorAndStaysInTheMenu) {
 TEST_F(Slots, BadNamesAreClearErrors) {
   savekit::slots s = open();
   for (std::string bad : {std::string{}, std::string(129, 'a'), std::string{"a\nb"}, std::string{"tab\there"},
-                          std::string{"\xff\xfe"}, std::string{"nul\0x", 5}, std::string{"c1\xc2\x85"}}) {
+                          std::string{"\xff\xfe"}, std::string{"nul\0x", 5}, std::string{"c1\xc2\x85"},
+                          std::string{"evil\u202Egnp.exe"}, std::string{"zero\u200Bwidth"}, std::string{"\uFEFFbom"},
+                          std::string{" "}, std::string{"\u3000 \u00A0"}, std::string{"line\u2028break"}}) {
     auto written = s.write(bad, game(1));
     ASSERT_FALSE(written);
     EXPECT_EQ(written.error().code(), errc::invalid_name) << bad;
     EXPECT_EQ(s.read<SaveGame>(bad).error().code(), errc::invalid_name);
   }
   EXPECT_TRUE(s.write(std::string(128, 'a'), game(1)));
+  EXPECT_TRUE(s.write(" padded ", game(1)));  // spaces inside a name are fine
+  EXPECT_TRUE(s.write("عربي", game(1)));      // right-to-left letters are, their overrides are not
 }
 
 TEST_F(Slots, HostileNamesStayInsideTheFolderAndApart) {
@@ -269,12 +273,15 @@ TEST_F(Slots, HostileNamesStayInsideTheFolderAndApart) {
                                           "s-x.1.slot",
                                           "x~1",
                                           "COM1",
-                                          "  ",
+                                          " . ",
                                           "é",
                                           "É",
                                           "Ω Chapter 2 — The Forest 🌲",
                                           std::string(128, 'Z')};
-  for (std::size_t i = 0; i < names.size(); ++i) ASSERT_TRUE(s.write(names[i], game(static_cast<int>(i)))) << names[i];
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    savekit::status written = s.write(names[i], game(static_cast<int>(i)));
+    ASSERT_TRUE(written) << names[i] << ": " << written.error().to_string();
+  }
   for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(*s.read<SaveGame>(names[i]), game(static_cast<int>(i)));
   auto menu = s.list();
   ASSERT_TRUE(menu);
@@ -602,4 +609,247 @@ TEST_F(Slots, AnIntactFileWithAFarOffTimeIsListedWithoutOverflow) {
             std::chrono::duration_cast<std::chrono::system_clock::duration>(
                 std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::duration::max())));
   EXPECT_EQ(*s.read<SaveGame>("slot1"), game(1));
+}
+
+// ---- what an attack review found (each failed before its fix) ----
+
+namespace {
+void plant(const fs::path& file, std::string_view content) { std::ofstream(file, std::ios::binary) << content; }
+
+std::string forged(std::string_view name, std::uint32_t version, std::uint32_t header_size, const SaveGame& value) {
+  savekit::detail::slot_header header;
+  header.generation = 1;
+  header.schema_version = 1;
+  std::string payload;
+  savekit::to_msgpack(value, payload);
+  std::string file =
+      savekit::detail::encode_slot_head(header, name, savekit::detail::encode_slot_meta({}), {}, payload) + payload;
+  std::string v;
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<char>((version >> (8 * i)) & 0xFF));
+  for (int i = 0; i < 4; ++i) v.push_back(static_cast<char>((header_size >> (8 * i)) & 0xFF));
+  file.replace(8, 8, v);
+  return file;
+}
+}  // namespace
+
+TEST_F(Slots, GenerationNumbersNeverWrapAround) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  plant(folder() / "s-slot1.18446744073709551615.damaged", "");  // past the largest number: not a generation
+  ASSERT_TRUE(s.write("slot1", game(2)));
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(2));
+  EXPECT_EQ(s.info("slot1")->generation, 2u);
+  plant(folder() / "s-slot1.9007199254740991.damaged", "");  // the largest: the numbers are used up
+  auto refused = s.write("slot1", game(3));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), errc::value_too_large);
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(2));
+}
+
+TEST_F(Slots, MetadataThatIsWrittenReadsBack) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  savekit::slot_meta crowded;
+  for (int i = 0; i < 60000; ++i) crowded.user["k" + std::to_string(i)] = "";
+  auto refused = s.write("slot1", game(2), crowded);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), errc::value_too_large);
+  savekit::slot_meta many;
+  for (int i = 0; i < 5000; ++i) many.user["k" + std::to_string(i)] = std::string(20, 'v');
+  ASSERT_TRUE(s.write("slot1", game(3), many));
+  savekit::read_report report;
+  EXPECT_EQ(*s.read<SaveGame>("slot1", &report), game(3));
+  EXPECT_FALSE(report.fell_back());
+  EXPECT_EQ(s.info("slot1")->meta.user.size(), 5000u);
+}
+
+TEST_F(Slots, ASaveFromANewerFormatWithALargerHeaderIsNotDamage) {
+  { savekit::slots s = open(); }
+  std::string newer = forged("slot1", 2, 96, game(7));
+  newer.insert(84, std::string(12, '\0'));  // a larger header, its checksum elsewhere
+  plant(folder() / "s-slot1.1.slot", newer);
+  savekit::slots s = open();
+  auto r = s.read<SaveGame>("slot1");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), errc::unsupported_version);
+  EXPECT_TRUE(files_in(folder(), ".damaged").empty());
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  ASSERT_EQ(menu->size(), 1u);
+  EXPECT_NE((*menu)[0].problem.find("newer savekit"), std::string::npos) << (*menu)[0].problem;
+}
+
+TEST_F(Slots, ADamagedThumbnailCostsThePictureNotTheSave) {
+  savekit::slots s = open();
+  savekit::slot_meta meta;
+  meta.thumbnail = png(1000, 3);
+  ASSERT_TRUE(s.write("slot1", game(1), meta));
+  ASSERT_TRUE(s.write("slot1", game(2), meta));
+  fs::path newest = newest_file(folder());
+  const auto payload_size = savekit::to_msgpack(game(2)).size();
+  flip_byte(newest, payload_size + 10);  // inside the thumbnail, just before the payload
+  auto picture = s.thumbnail("slot1");
+  ASSERT_FALSE(picture);
+  EXPECT_EQ(picture.error().code(), errc::damaged);
+  savekit::read_report report;
+  EXPECT_EQ(*s.read<SaveGame>("slot1", &report), game(2));
+  EXPECT_FALSE(report.fell_back());
+  EXPECT_TRUE(files_in(folder(), ".damaged").empty());
+  ASSERT_TRUE(s.copy("slot1", "copy"));  // the save goes on; the broken picture does not
+  EXPECT_EQ(*s.read<SaveGame>("copy"), game(2));
+  EXPECT_TRUE(s.thumbnail("copy")->empty());
+}
+
+TEST_F(Slots, TheSizeLimitRefusesTheWriteNotTheRead) {
+  savekit::slots s = open({.max_payload_bytes = 1000});
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  SaveGame big = game(2);
+  big.Inventory.resize(500);
+  auto refused = s.write("slot1", big);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), errc::value_too_large);
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(1));
+}
+
+TEST_F(Slots, OddFilesUnderGenerationNamesDoNotBreakTheMenu) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  ASSERT_TRUE(s.write("slot2", game(2)));
+  fs::create_symlink("/etc/hostname", folder() / "s-zzz.1.slot");
+  fs::create_directory(folder() / "s-yyy.1.slot");
+  fs::create_symlink("/etc/hostname", folder() / "s-slot1.5.slot");  // as slot1's newest
+  auto menu = s.list();
+  ASSERT_TRUE(menu) << menu.error().to_string();
+  EXPECT_EQ(menu->size(), 2u);
+  savekit::read_report report;
+  EXPECT_EQ(*s.read<SaveGame>("slot1", &report), game(1));
+  EXPECT_EQ(report.generation, 1u);
+  ASSERT_TRUE(s.write("slot1", game(3)));
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(3));
+  EXPECT_TRUE(fs::is_symlink(folder() / "s-slot1.5.slot"));  // never written through
+}
+
+TEST(SlotFaults, AnInterruptedRenameLeavesTheNewestSaveAndCanBeRunAgain) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    {
+      auto s = savekit::slots::open("/saves", {.fs = &disk});
+      ASSERT_TRUE(s);
+      for (int i = 1; i <= 3; ++i) ASSERT_TRUE(s->write("from", game(i)));
+      disk.arm(test_support::fault_fs::fault::crash, disk.operations() + at);
+      (void)s->rename("from", "to");
+    }
+    if (!disk.crashed()) break;
+    disk.power_cut(0.5);
+    disk.restart();
+    auto s = savekit::slots::open("/saves", {.fs = &disk});
+    ASSERT_TRUE(s);
+    auto to = s->read<SaveGame>("to");
+    if (to) {
+      EXPECT_EQ(*to, game(3)) << "cut at operation " << at;  // never an older save under the new name
+    }
+    auto from = s->read<SaveGame>("from");
+    if (from) {
+      EXPECT_EQ(*from, game(3)) << at;
+      ASSERT_TRUE(s->rename("from", "to")) << "cut at operation " << at << ": the rename does not resume";
+    } else {
+      ASSERT_TRUE(to) << at;  // one of the two holds it
+    }
+    EXPECT_EQ(*s->read<SaveGame>("to"), game(3)) << at;
+    EXPECT_EQ(s->read<SaveGame>("from").error().code(), errc::not_found) << at;
+    ASSERT_LT(at, 80);
+  }
+}
+
+TEST(SlotFaults, AFailedFolderSyncSaysTheSaveIsThere) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    auto s = savekit::slots::open("/saves", {.fs = &disk});
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->write("slot1", game(1)));
+    const int start = disk.operations();
+    disk.arm(test_support::fault_fs::fault::fail, start + at);
+    savekit::status written = s->write("slot1", game(2));
+    ASSERT_LT(at, 20);
+    if (written) continue;
+    if (*s->read<SaveGame>("slot1") == game(2)) {  // the failure came after the rename
+      EXPECT_NE(written.error().message().find("was saved, but"), std::string::npos) << written.error().message();
+      return;
+    }
+    EXPECT_NE(written.error().message().find("was not saved"), std::string::npos) << written.error().message();
+  }
+}
+
+TEST_F(Slots, OnlyNamesThatCanBeUsedAreListed) {
+  { savekit::slots s = open(); }
+  plant(folder() / "s-_61bc.1.damaged", "x");  // another spelling of "abc"
+  plant(folder() / "s-_00.1.damaged", "x");    // a name no call accepts
+  // A long (hashed) name whose only generation is damaged: listed under its own name.
+  std::string long_name = "Chapter 12 — The Long Road Home " + std::string(40, 'X');
+  {
+    savekit::slots s = open();
+    ASSERT_TRUE(s.write(long_name, game(1)));
+  }
+  flip_byte(newest_file(folder()), 1);  // in the payload: found by the read, set aside
+  savekit::slots s = open();
+  EXPECT_EQ(s.read<SaveGame>(long_name).error().code(), errc::damaged);
+  auto menu = s.list();
+  ASSERT_TRUE(menu);
+  ASSERT_EQ(menu->size(), 1u);
+  EXPECT_EQ((*menu)[0].name, long_name);
+  EXPECT_TRUE((*menu)[0].damaged);
+  EXPECT_TRUE(s.remove(long_name));
+  EXPECT_TRUE(s.list()->empty());
+}
+
+TEST_F(Slots, AutosavesFromACallbackAndFromTheGameDoNotDeadlock) {
+  savekit::slots s = open();
+  std::atomic<bool> called{false};
+  s.write_async("slot1", game(1), {}, [&](savekit::status) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s.autosave_async(game(2), {});
+    called = true;
+  });
+  auto name = s.autosave(game(3));
+  ASSERT_TRUE(name);
+  ASSERT_TRUE(s.flush());
+  EXPECT_TRUE(called.load());
+  EXPECT_EQ(s.list()->size(), 3u);
+}
+
+TEST_F(Slots, ACallbackMayLetGoOfTheSlots) {
+  auto holder = std::make_unique<savekit::slots>(open());
+  std::atomic<bool> released{false};
+  holder->write_async("slot1", game(1), {}, [&](savekit::status) {
+    holder.reset();  // from the worker thread: the worker finishes, then frees the state
+    released = true;
+  });
+  holder->write_async("slot2", game(2), {});
+  for (int i = 0; i < 500 && !released; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(released.load());
+  // The folder is released once the worker is done.
+  std::optional<savekit::slots> again;
+  for (int i = 0; i < 500 && !again; ++i) {
+    auto opened = savekit::slots::open(folder().string());
+    if (opened)
+      again.emplace(std::move(*opened));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again->read<SaveGame>("slot1"), game(1));
+  EXPECT_EQ(*again->read<SaveGame>("slot2"), game(2));
+}
+
+TEST(SlotFaults, InPollModeTheDestructorStillReportsEveryOutcome) {
+  test_support::fault_fs disk;
+  int failures = 0;
+  {
+    auto s = savekit::slots::open("/saves", {.completions = savekit::completion_thread::poll, .fs = &disk});
+    ASSERT_TRUE(s);
+    disk.fail_creating(".tmp");
+    for (int i = 0; i < 3; ++i)
+      s->write_async("slot" + std::to_string(i), game(i), {}, [&](savekit::status st) { failures += st ? 0 : 1; });
+  }
+  EXPECT_EQ(failures, 3);
 }

@@ -130,7 +130,9 @@ class slots {
 
   slots(slots&&) noexcept;
   slots& operator=(slots&&) noexcept;
-  ~slots();  // waits for queued writes (flush), then releases the folder
+  // Waits for queued writes, runs the callbacks poll() has not run yet, then releases the
+  // folder. Destroyed from a callback (on the worker), it lets the worker finish the queue.
+  ~slots();
 
   // ---- names ----
   // A slot name is 1..max_name_bytes bytes of UTF-8 without control characters; it is
@@ -206,7 +208,7 @@ class slots {
 
  private:
   struct state;
-  explicit slots(std::unique_ptr<state> s);
+  explicit slots(std::shared_ptr<state> s);
 
   struct encoded_save {
     std::string payload;
@@ -228,7 +230,7 @@ class slots {
   static result<encoded_save> encode(const T& value, const slot_meta& meta, object_encoding encoding,
                                      const object_options& limits);
 
-  std::unique_ptr<state> state_;
+  std::shared_ptr<state> state_;  // shared with the worker thread, which may outlive *this
 };
 
 // ---- templates -----------------------------------------------------------------------------
