@@ -18,6 +18,7 @@ struct stored_slot_meta {
   std::int64_t playtime_seconds = 0;
   double progress = 0;
   std::map<std::string, std::string> user;
+  std::vector<std::string> compact_layout;  // only for a payload in the compact form
 };
 
 constexpr std::uint8_t known_slot_flags = 0;
@@ -114,14 +115,15 @@ slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const c
   return {};
 }
 
-std::string encode_slot_meta(const slot_meta& meta) {
-  stored_slot_meta stored{meta.title, static_cast<std::int64_t>(meta.playtime.count()), meta.progress, meta.user};
+std::string encode_slot_meta(const slot_meta& meta, const std::vector<std::string>& compact_layout) {
+  stored_slot_meta stored{meta.title, static_cast<std::int64_t>(meta.playtime.count()), meta.progress, meta.user,
+                          compact_layout};
   std::string out;
   savekit::to_msgpack(stored, out);
   return out;
 }
 
-result<slot_meta> decode_slot_meta(std::string_view bytes) {
+result<slot_meta> decode_slot_meta(std::string_view bytes, std::vector<std::string>* compact_layout) {
   stored_slot_meta stored;
   // Memory: 1 MiB of text, and the map's nodes (about 100 bytes each) on top.
   constexpr std::uint64_t memory = max_slot_meta_bytes * 2ull + max_slot_meta_entries * 256ull;
@@ -134,6 +136,7 @@ result<slot_meta> decode_slot_meta(std::string_view bytes) {
   meta->playtime = std::chrono::seconds{stored.playtime_seconds};
   meta->progress = stored.progress;
   meta->user = std::move(stored.user);
+  if (compact_layout) *compact_layout = std::move(stored.compact_layout);
   return meta;
 }
 

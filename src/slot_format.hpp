@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "savekit/slots.hpp"
 
@@ -66,9 +67,10 @@ slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, s
 // Checks a section (name and metadata together, the thumbnail, the payload) against its checksum.
 slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const char* section);
 
-// The metadata section: slot_meta without the thumbnail, as a MessagePack map.
-std::string encode_slot_meta(const slot_meta& meta);
-result<slot_meta> decode_slot_meta(std::string_view bytes);
+// The metadata section: slot_meta without the thumbnail, and for a compact-form payload its
+// layout (detail::compact_layout), as a MessagePack map.
+std::string encode_slot_meta(const slot_meta& meta, const std::vector<std::string>& compact_layout = {});
+result<slot_meta> decode_slot_meta(std::string_view bytes, std::vector<std::string>* compact_layout = nullptr);
 
 // ---- file names ----
 // A slot name as a file name: "s-" and its bytes with everything but a-z, 0-9 and '-'

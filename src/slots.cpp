@@ -63,9 +63,10 @@ struct inspected {
   slot_header header;
   std::string name;
   slot_meta meta;
-  std::string thumbnail;           // if asked for
-  bool thumbnail_damaged = false;  // then left empty: a picture is not worth the save
-  std::string payload;             // if asked for
+  std::vector<std::string> compact_layout;  // of a payload in the compact form
+  std::string thumbnail;                    // if asked for
+  bool thumbnail_damaged = false;           // then left empty: a picture is not worth the save
+  std::string payload;                      // if asked for
 };
 
 enum class sections : unsigned { head = 0, thumbnail = 1, payload = 2, all = 3 };
@@ -207,7 +208,8 @@ struct slots::state {
       out->other_name = true;
       return out;
     }
-    result<slot_meta> meta = detail::decode_slot_meta(std::string_view{*name_and_meta}.substr(h.name_bytes));
+    result<slot_meta> meta =
+        detail::decode_slot_meta(std::string_view{*name_and_meta}.substr(h.name_bytes), &out->compact_layout);
     if (!meta) {  // checksummed bytes savekit cannot read: another writer's, not damage
       out->check = {slot_damage::newer, "the metadata does not decode: " + meta.error().to_string()};
       return out;
@@ -416,7 +418,7 @@ struct slots::state {
                    quoted(name) + ": the save takes " + std::to_string(save.payload.size()) +
                        " bytes, more than max_payload_bytes (" + std::to_string(options.max_payload_bytes) +
                        "): it could not be read back"};
-    std::string meta = detail::encode_slot_meta(save.meta);
+    std::string meta = detail::encode_slot_meta(save.meta, save.compact_layout);
     // What is written must read back: the metadata's reader has its own limits.
     if (result<slot_meta> back = detail::decode_slot_meta(meta); meta.size() > detail::max_slot_meta_bytes || !back)
       return error{errc::value_too_large, 0,
@@ -705,6 +707,7 @@ result<slots::payload> slots::read_payload(std::string_view name, read_report* r
   out.encoding = found->file.header.encoding;
   out.schema_version = found->file.header.schema_version;
   out.generation = found->file.header.generation;
+  out.compact_layout = std::move(found->file.compact_layout);
   return out;
 }
 
@@ -845,7 +848,7 @@ status slots::copy(std::string_view from, std::string_view to) {
   const inspected& f = found->file;
   slot_header header = f.header;
   header.restored_from = 0;
-  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta), f.thumbnail, f.payload);
+  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, f.payload);
 }
 
 status slots::restore(std::string_view name, std::uint64_t generation) {
@@ -869,7 +872,8 @@ status slots::restore(std::string_view name, std::uint64_t generation) {
   if (r->check.damage == slot_damage::newer) return error{errc::unsupported_version, 0, r->check.problem};
   slot_header header = r->header;
   header.restored_from = generation;
-  return s.write_new_generation(name, header, detail::encode_slot_meta(r->meta), r->thumbnail, r->payload);
+  return s.write_new_generation(name, header, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail,
+                                r->payload);
 }
 
 status slots::rename(std::string_view from, std::string_view to) {
@@ -920,8 +924,8 @@ status slots::rename(std::string_view from, std::string_view to) {
       continue;
     }
     if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
-    if (status written =
-            s.write_generation(to_base, r->header, to, detail::encode_slot_meta(r->meta), r->thumbnail, r->payload);
+    if (status written = s.write_generation(
+            to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail, r->payload);
         !written)
       return written;
   }

@@ -1,6 +1,8 @@
 // Compile-time reflection: field counts and names of aggregates, declared types.
 #include <savekit/json.hpp>
+#include <savekit/msgpack.hpp>
 #include <savekit/reflect.hpp>
+#include <savekit/transcode.hpp>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +68,18 @@ class Player {
 struct Monster {
   int id = 0;
   std::string kind;
+};
+
+// Version 3 of a hero: "hp" became "health" (and was "life" before that), "name" stayed.
+struct Hero {
+  std::string name;
+  int health = 100;
+  int mana = 5;
+  static constexpr auto savekit_fields() {
+    return savekit::fields(savekit::field("name", &Hero::name),
+                           savekit::field("health", &Hero::health).renamed_from("hp").renamed_from("life"),
+                           savekit::field("mana", &Hero::mana));
+  }
 };
 
 // Internal linkage all the way down: clang (-Wundefined-internal, an error under -Werror)
@@ -154,4 +168,25 @@ TEST(Reflect, MetaSpecializationBesideTheType) {
 TEST(Reflect, CompactKeysLeaveGaps) {
   static_assert(savekit::detail::compact_length<Player>() == 4);
   static_assert(savekit::detail::reflection<Player>::keys[1] == 3);
+}
+
+TEST(Reflect, RenamedMembersReadTheirOldNamesInJsonAndTheMapForm) {
+  static_assert(savekit::detail::reflection<Hero>::aliases.size() == 2);
+  for (std::string_view old_name : {"hp", "life", "health"}) {
+    std::string json = R"({"name":"Ann",")" + std::string{old_name} + R"(":7})";
+    auto from_json = savekit::from_json<Hero>(json);
+    ASSERT_TRUE(from_json) << json;
+    EXPECT_EQ(from_json->health, 7) << old_name;
+    EXPECT_EQ(from_json->mana, 5);
+    auto packed = savekit::json_to_msgpack(json);
+    ASSERT_TRUE(packed);
+    auto from_map = savekit::from_msgpack<Hero>(*packed);
+    ASSERT_TRUE(from_map);
+    EXPECT_EQ(from_map->health, 7) << old_name;
+  }
+  EXPECT_EQ(savekit::to_json(Hero{"Bo", 3, 4}), R"({"name":"Bo","health":3,"mana":4})");  // written as it is now
+  // Strict reading knows the old name too; a name never used is still unknown.
+  EXPECT_TRUE(savekit::from_json<Hero>(R"({"hp":1})", {.error_on_unknown_keys = true}));
+  EXPECT_EQ(savekit::from_json<Hero>(R"({"hitpoints":1})", {.error_on_unknown_keys = true}).error().code(),
+            savekit::errc::unknown_key);
 }

@@ -853,3 +853,87 @@ TEST(SlotFaults, InPollModeTheDestructorStillReportsEveryOutcome) {
   }
   EXPECT_EQ(failures, 3);
 }
+
+// ---- the compact form across versions ----
+
+namespace {
+struct ItemV1 {
+  int id = 0;
+  int count = 0;
+};
+struct HeroV1 {
+  std::string name;
+  int hp = 0;
+  int gold = 0;
+  std::vector<ItemV1> items;
+};
+struct HeroAppended {  // a member added at the end: positions keep their meaning
+  std::string name;
+  int hp = 0;
+  int gold = 0;
+  std::vector<ItemV1> items;
+  int xp = 9;
+};
+struct HeroShifted {  // hp removed from the middle: gold would be read from hp's position
+  std::string name;
+  int gold = 0;
+  std::vector<ItemV1> items;
+};
+struct HeroKeyed {  // the same removal, with positions kept by with_key
+  std::string name;
+  int gold = 0;
+  std::vector<ItemV1> items;
+  static constexpr auto savekit_fields() {
+    return savekit::fields(savekit::field("name", &HeroKeyed::name),
+                           savekit::field("gold", &HeroKeyed::gold).with_key(2),
+                           savekit::field("items", &HeroKeyed::items).with_key(3));
+  }
+};
+struct ItemSwapped {
+  int count = 0;
+  int id = 0;
+};
+struct HeroItemsSwapped {
+  std::string name;
+  int hp = 0;
+  int gold = 0;
+  std::vector<ItemSwapped> items;
+};
+}  // namespace
+
+TEST(SlotLayout, DescribesEveryStructsPositions) {
+  auto layout = savekit::detail::compact_layout<HeroV1>();
+  std::vector<std::string> expected = {"$.items[]@0=id", "$.items[]@1=count", "$@0=name",
+                                       "$@1=hp",         "$@2=gold",          "$@3=items"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(layout, expected);
+}
+
+TEST_F(Slots, TheCompactFormDetectsALayoutItCannotMap) {
+  savekit::slots s = open({.encoding = savekit::object_encoding::msgpack_compact});
+  ASSERT_TRUE(s.write("hero", HeroV1{"Ann", 7, 300, {{1, 2}}}));
+  auto appended = s.read<HeroAppended>("hero");
+  ASSERT_TRUE(appended) << appended.error().to_string();
+  EXPECT_EQ(appended->gold, 300);
+  EXPECT_EQ(appended->xp, 9);
+  auto keyed = s.read<HeroKeyed>("hero");
+  ASSERT_TRUE(keyed) << keyed.error().to_string();
+  EXPECT_EQ(keyed->gold, 300);
+  EXPECT_EQ(keyed->items[0].count, 2);
+
+  auto shifted = s.read<HeroShifted>("hero");  // would have read hp (7) as gold
+  ASSERT_FALSE(shifted);
+  EXPECT_EQ(shifted.error().code(), errc::incompatible_layout);
+  EXPECT_NE(shifted.error().message().find("$@1: saved as hp, now gold"), std::string::npos)
+      << shifted.error().message();
+  auto swapped = s.read<HeroItemsSwapped>("hero");
+  ASSERT_FALSE(swapped);
+  EXPECT_NE(swapped.error().message().find("$.items[]@0"), std::string::npos) << swapped.error().message();
+
+  // The map form has names: the same change reads by name.
+  ASSERT_TRUE(s.write("map", HeroV1{"Bo", 1, 50, {}}, {}, {.encoding = savekit::object_encoding::msgpack}));
+  EXPECT_EQ(s.read<HeroShifted>("map")->gold, 50);
+  // The layout travels with copies and restores.
+  ASSERT_TRUE(s.copy("hero", "copy"));
+  EXPECT_EQ(s.read<HeroShifted>("copy").error().code(), errc::incompatible_layout);
+}

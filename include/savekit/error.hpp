@@ -63,10 +63,11 @@ enum class errc : std::uint8_t {
   store_replaced = 35,       // another program replaced the store file while it was open
   invalid_path = 36,         // a store path that cannot name a store file (empty, a folder, a FIFO...)
   // Save slots (savekit/slots.hpp):
-  invalid_name = 37,    // a slot name that is empty, too long, not UTF-8 or holds control characters
-  already_exists = 38,  // the target of a rename is a slot already
-  damaged = 39,         // every kept generation of a slot failed its checksums (copies kept as *.damaged)
-  newer_schema = 40,    // saved by a newer version of the game's types than this program knows
+  invalid_name = 37,         // a slot name that is empty, too long, not UTF-8 or holds control characters
+  already_exists = 38,       // the target of a rename is a slot already
+  damaged = 39,              // every kept generation of a slot failed its checksums (copies kept as *.damaged)
+  newer_schema = 40,         // saved by a newer version of the game's types than this program knows
+  incompatible_layout = 41,  // a compact-form save whose positions now stand for other members
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -154,6 +155,8 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "damaged";
     case errc::newer_schema:
       return "newer_schema";
+    case errc::incompatible_layout:
+      return "incompatible_layout";
   }
   return "unknown";
 }

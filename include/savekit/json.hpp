@@ -388,7 +388,8 @@ void write_json(W& w, const T& value) {
     w.close('}', first);
     w.leave();
   } else if constexpr (kind == value_kind::structure) {
-    static_assert(names_are_valid<T>(), "field names must be unique, non-empty and need no JSON escaping");
+    static_assert(names_are_valid<T>(),
+                  "field names (and renamed_from names) must be unique, non-empty and need no JSON escaping");
     write_json_struct(w, value);
   } else {
     static_assert(always_false<T>, "savekit cannot write this type; see savekit::adapter");

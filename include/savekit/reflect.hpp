@@ -8,7 +8,7 @@
 //    public:
 //     static constexpr auto savekit_fields() {
 //       return savekit::fields(savekit::field("name", &Player::name_),
-//                              savekit::field("hp", &Player::hp_).with_key(3));
+//                              savekit::field("health", &Player::hp_).with_key(3).renamed_from("hp"));
 //     }
 //   };
 //
@@ -18,7 +18,9 @@
 //
 // Members left out of a declaration are skipped. with_key(n) gives a member a stable
 // position in MessagePack's compact array form (like MessagePack-CSharp's [Key(n)]);
-// by default a member's key is its index in the list.
+// by default a member's key is its index in the list. renamed_from("old") lets readers
+// take a member under a name it had before (JSON and the map form; up to 4 old names);
+// writers use the current name.
 //
 // Leaf types (a vec3 written as [x,y,z], a uuid as a string) plug in through
 // savekit::adapter<T>; enums are written by name when savekit::enum_names<E> exists.
@@ -67,18 +69,27 @@ struct field_descriptor {
   using member_type = Member;
   std::string_view name;
   Member Class::*member;
-  int key = -1;  // -1: position in the declaration
+  int key = -1;                                 // -1: position in the declaration
+  std::array<std::string_view, 4> old_names{};  // renamed_from, in order
+  std::size_t old_name_count = 0;
 
   constexpr field_descriptor with_key(int compact_key) const {
     field_descriptor copy = *this;
     copy.key = compact_key;
     return copy;
   }
+  // A name the member had in older saves: readers accept it too.
+  constexpr field_descriptor renamed_from(std::string_view old_name) const {
+    field_descriptor copy = *this;
+    if (copy.old_name_count == copy.old_names.size()) std::abort();  // at most 4: a compile-time error
+    copy.old_names[copy.old_name_count++] = old_name;
+    return copy;
+  }
 };
 
 template <class Class, class Member>
 constexpr field_descriptor<Class, Member> field(std::string_view name, Member Class::*member) {
-  return {name, member, -1};
+  return {name, member, -1, {}, 0};
 }
 
 template <class... Fields>
@@ -377,6 +388,23 @@ struct reflection<T> {
     return std::array<int, size>{(std::get<I>(list).key < 0 ? int(I) : std::get<I>(list).key)...};
   }
   (std::make_index_sequence<size>{});
+  // Old names (renamed_from) and the index of the member each now names.
+  static constexpr std::size_t alias_count = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (std::size_t{0} + ... + std::get<I>(list).old_name_count);
+  }
+  (std::make_index_sequence<size>{});
+  static constexpr auto aliases = []<std::size_t... I>(std::index_sequence<I...>) {
+    std::array<std::pair<std::string_view, std::size_t>, alias_count> out{};
+    std::size_t at = 0;
+    (
+        [&] {
+          const auto& f = std::get<I>(list);
+          for (std::size_t k = 0; k < f.old_name_count; ++k) out[at++] = {f.old_names[k], I};
+        }(),
+        ...);
+    return out;
+  }
+  (std::make_index_sequence<size>{});
 
   template <std::size_t I>
   static constexpr auto& get(T& object) {
@@ -401,6 +429,7 @@ struct reflection<T> {
     return std::array<int, size>{int(I)...};
   }
   (std::make_index_sequence<size>{});
+  static constexpr std::array<std::pair<std::string_view, std::size_t>, 0> aliases{};
 
   template <std::size_t I, class Object>
   static constexpr auto& get(Object& object) {
@@ -438,6 +467,15 @@ consteval bool names_are_valid() {
     for (std::size_t j = i + 1; j < names.size(); ++j)
       if (names[i] == names[j]) return false;
   }
+  // An old name may not be a current one, nor stand for two members.
+  const auto& aliases = reflection<T>::aliases;
+  for (std::size_t i = 0; i < aliases.size(); ++i) {
+    if (aliases[i].first.empty()) return false;
+    for (std::string_view name : names)
+      if (aliases[i].first == name) return false;
+    for (std::size_t j = i + 1; j < aliases.size(); ++j)
+      if (aliases[i].first == aliases[j].first) return false;
+  }
   return true;
 }
 
@@ -469,6 +507,8 @@ constexpr std::size_t find_field(std::string_view key, std::size_t hint) {
   if (hint < names.size() && names[hint] == key) return hint;
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == key) return i;
+  for (const auto& [old_name, index] : reflection<T>::aliases)  // a member's name in older saves
+    if (old_name == key) return index;
   return names.size();
 }
 

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "savekit/detail/layout.hpp"
 #include "savekit/error.hpp"
 #include "savekit/file_backend.hpp"
 #include "savekit/object_codec.hpp"
@@ -201,6 +202,7 @@ class slots {
     object_encoding encoding = object_encoding::msgpack;
     std::uint32_t schema_version = 0;
     std::uint64_t generation = 0;
+    std::vector<std::string> compact_layout;  // the compact form's layout when saved (detail/layout.hpp)
   };
   result<payload> read_payload(std::string_view name, read_report* report = nullptr);
 
@@ -215,6 +217,7 @@ class slots {
     object_encoding encoding = object_encoding::msgpack;
     std::uint32_t schema_version = 1;
     slot_meta meta;
+    std::vector<std::string> compact_layout;
   };
   using snapshot = std::function<result<encoded_save>()>;  // run once, on the worker
   status write_encoded(std::string_view name, encoded_save save);
@@ -242,6 +245,7 @@ result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta,
   save->encoding = encoding;
   save->schema_version = schema_version<T>;
   save->meta = meta;
+  if (encoding == object_encoding::msgpack_compact) save->compact_layout = detail::compact_layout<T>();
   if (status encoded = detail::encode_object(value, encoding, save->payload, limits); !encoded)
     return std::move(encoded).error();
   return save;
@@ -300,6 +304,15 @@ status slots::read_into(std::string_view name, T& into, read_report* report) {
                  "slot '" + std::string{name} + "' was saved with schema version " +
                      std::to_string(stored->schema_version) + ", newer than this program's " +
                      std::to_string(schema_version<T>) + ": it is left as it is"};
+  if (stored->encoding == object_encoding::msgpack_compact && !stored->compact_layout.empty()) {
+    // The compact form has no names: a position that now means another member would be
+    // read into it. Positions may only be added or dropped (or declared with with_key).
+    if (std::string conflict = detail::compact_layout_conflict<T>(stored->compact_layout); !conflict.empty())
+      return error{errc::incompatible_layout, 0,
+                   "slot '" + std::string{name} + "' generation " + std::to_string(stored->generation) +
+                       " is in the compact form, and its layout no longer matches the type (" + conflict +
+                       "): give members fixed positions with with_key(n), or save in the map form"};
+  }
   status decoded;
   if (stored->schema_version == schema_version<T>) {
     decoded = detail::decode_object(stored->bytes, stored->encoding, into, limits());
