@@ -318,6 +318,25 @@ struct slots::state {
     return error{errc::not_found, 0, "no " + quoted(name) + " in " + folder};
   }
 
+  // One given generation, every section checked: errc::not_found, damaged (set aside) or
+  // unsupported_version when it cannot be had. Caller holds folder_mutex.
+  result<inspected> one_generation(std::string_view name, std::uint64_t generation) {
+    const std::string base = detail::slot_file_base(name);
+    auto missing = [&] {
+      return error{errc::not_found, 0, quoted(name) + " keeps no intact generation " + std::to_string(generation)};
+    };
+    result<inspected> r = inspect(base, generation, sections::all, name);
+    if (!r) return not_a_generation(r.error()) ? missing() : std::move(r).error();
+    if (r->other_name) return missing();
+    if (r->check.damage == slot_damage::damaged) {
+      set_aside(base, generation);
+      return error{errc::damaged, 0,
+                   quoted(name) + " generation " + std::to_string(generation) + ": " + r->check.problem};
+    }
+    if (r->check.damage == slot_damage::newer) return error{errc::unsupported_version, 0, r->check.problem};
+    return r;
+  }
+
   // newest_intact for a caller of the public API: the name checked, after the writes
   // queued before the call.
   result<found_generation> newest_for_caller(std::string_view name, sections asked, read_report* report) {
@@ -855,25 +874,28 @@ status slots::restore(std::string_view name, std::uint64_t generation) {
   state& s = *state_;
   if (status ready = s.prepare_change({name}); !ready) return ready;
   std::lock_guard lock(s.folder_mutex);
-  const std::string base = detail::slot_file_base(name);
-  result<inspected> r = s.inspect(base, generation, sections::all, name);
-  if (!r) {
-    error e = std::move(r).error();
-    if (e.code() != errc::not_found) return e;
-    return error{errc::not_found, 0, quoted(name) + " keeps no intact generation " + std::to_string(generation)};
-  }
-  if (r->other_name)
-    return error{errc::not_found, 0, quoted(name) + " keeps no intact generation " + std::to_string(generation)};
-  if (r->check.damage == slot_damage::damaged) {
-    s.set_aside(base, generation);
-    return error{errc::damaged, 0,
-                 quoted(name) + " generation " + std::to_string(generation) + ": " + r->check.problem};
-  }
-  if (r->check.damage == slot_damage::newer) return error{errc::unsupported_version, 0, r->check.problem};
+  result<inspected> r = s.one_generation(name, generation);
+  if (!r) return std::move(r).error();
   slot_header header = r->header;
   header.restored_from = generation;
   return s.write_new_generation(name, header, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail,
                                 r->payload);
+}
+
+result<slots::payload> slots::read_generation(std::string_view name, std::uint64_t generation) {
+  if (status valid = check_name(name); !valid) return std::move(valid).error();
+  state& s = *state_;
+  s.wait_for_queue();
+  std::lock_guard lock(s.folder_mutex);
+  result<inspected> r = s.one_generation(name, generation);
+  if (!r) return std::move(r).error();
+  payload out;
+  out.bytes = std::move(r->payload);
+  out.encoding = r->header.encoding;
+  out.schema_version = r->header.schema_version;
+  out.generation = generation;
+  out.compact_layout = std::move(r->compact_layout);
+  return out;
 }
 
 status slots::rename(std::string_view from, std::string_view to) {

@@ -6,7 +6,10 @@
 //   savekit delete STORE KEY
 //   savekit export STORE > dump.json   every entry, type tags and bytes included
 //   savekit import STORE < dump.json   the reverse: a lossless round trip
-//   savekit verify STORE               checksums, what is recoverable, what would be lost
+//   savekit verify STORE|DIR           checksums, what is recoverable, what would be lost
+//   savekit slots list DIR [--json]    a slots folder's load menu (slots_commands.hpp)
+//   savekit slots show DIR SLOT        its metadata, history and payload as JSON
+//   savekit slots restore DIR SLOT GEN an older generation becomes the newest
 //   savekit convert --from json|msgpack|base64 --to json|msgpack|base64 [FILE]
 //
 // A key or value that begins with '-' goes after "--" (options first):
@@ -34,6 +37,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "cli_common.hpp"
+#include "slots_commands.hpp"
 
 // The JSON documents the program reads and writes.
 namespace savekit_cli {
@@ -74,118 +80,11 @@ struct verify_report {
   std::string problem;
 };
 
-inline constexpr savekit::json_options document_options{.skip_null_members = true};
-
 }  // namespace savekit_cli
 
 namespace {
 
 using namespace savekit_cli;
-
-enum exit_code { ok = 0, failure = 1, usage = 2, in_use = 3, recoverable = 4, nothing_intact = 5, newer_format = 6 };
-
-// ---- terminal-safe text ----------------------------------------------------------------------
-
-// Text from a store (keys, values, messages naming keys) as it may reach a terminal:
-// control characters (C0, DEL and C1) shown as \xNN or \u00NN and backslashes doubled,
-// so nothing can move the cursor, recolour the screen or forge a line of output. Newlines
-// and tabs are kept where the text is ours (formatted errors) or meant to show as lines
-// (values); for values, backslashes are doubled, so an escaped byte cannot be mistaken
-// for the same text typed in.
-std::string terminal_safe(std::string_view text, bool keep_newlines, bool double_backslashes = false) {
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto b = static_cast<unsigned char>(text[i]);
-    bool c1 = b == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-              static_cast<unsigned char>(text[i + 1]) < 0xa0;
-    if (c1) {
-      b = static_cast<unsigned char>(text[++i]);
-      out += "\\u00";
-      out += hex[b >> 4];
-      out += hex[b & 15];
-    } else if ((b < 0x20 && !(keep_newlines && (b == '\n' || b == '\t'))) || b == 0x7f) {
-      out += "\\x";
-      out += hex[b >> 4];
-      out += hex[b & 15];
-    } else if (b == '\\' && double_backslashes) {
-      out += "\\\\";
-    } else {
-      out += static_cast<char>(b);
-    }
-  }
-  return out;
-}
-
-bool valid_utf8(std::string_view s) { return savekit::is_valid_utf8(s); }
-
-// A key as `list` shows it: as it is when that is plain text; otherwise quoted, with
-// control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN or \u00NN,
-// quotes and backslashes escaped — so a shown key that starts with a quote is always an
-// escaped one, and no key can put a terminal escape sequence or a forged line on screen.
-std::string display_key(std::string_view key) {
-  static constexpr char hex[] = "0123456789abcdef";
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(key[i]); };
-  auto is_c1 = [&](std::size_t i) { return byte(i) == 0xc2 && i + 1 < key.size() && byte(i + 1) < 0xa0; };
-  bool plain = !key.empty() && valid_utf8(key);
-  for (std::size_t i = 0; plain && i < key.size(); ++i)
-    if (byte(i) < 0x20 || byte(i) == 0x7f || byte(i) == '"' || byte(i) == '\\' || byte(i) == ' ' || is_c1(i))
-      plain = false;
-  if (plain) return std::string(key);
-  std::string out = "\"";
-  auto escaped = [&](const char* prefix, unsigned char b) {
-    out += prefix;
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  };
-  for (std::size_t i = 0; i < key.size();) {
-    unsigned char b = byte(i);
-    if (b == '"' || b == '\\') {
-      out += '\\';
-      out += static_cast<char>(b);
-      ++i;
-    } else if (b < 0x20 || b == 0x7f) {
-      escaped("\\x", b);
-      ++i;
-    } else if (b < 0x80) {
-      out += static_cast<char>(b);
-      ++i;
-    } else {
-      std::size_t length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
-      bool whole = i + length <= key.size() && savekit::is_valid_utf8(key.substr(i, length));
-      if (!whole) {
-        escaped("\\x", b);
-        ++i;
-      } else if (is_c1(i)) {
-        escaped("\\u00", byte(i + 1));
-        i += 2;
-      } else {
-        out.append(key.substr(i, length));
-        i += length;
-      }
-    }
-  }
-  return out + "\"";
-}
-
-int report(const std::string& where, const savekit::error& e) {
-  std::fprintf(stderr, "savekit: %s: %s\n", terminal_safe(where, false).c_str(),
-               terminal_safe(e.to_string(), false).c_str());
-  return e.code() == savekit::errc::locked ? in_use : failure;
-}
-
-// A codec error in an input: the offset and a caret under it.
-int report_input(const std::string& where, const savekit::error& e, std::string_view input, bool binary) {
-  std::fprintf(
-      stderr, "savekit: %s: %s", terminal_safe(where, false).c_str(),
-      terminal_safe(binary ? savekit::format_binary_error(e, input) : savekit::format_error(e, input), true).c_str());
-  return failure;
-}
-
-void warn(const std::string& path, const std::string& what) {
-  std::fprintf(stderr, "savekit: %s: warning: %s\n", terminal_safe(path, false).c_str(),
-               terminal_safe(what, false).c_str());
-}
 
 // ---- input and output ------------------------------------------------------------------------
 
@@ -219,31 +118,6 @@ savekit::result<std::string> read_input(const std::string& file) {
   if (!from_stdin) ::close(fd);
   return content;
 }
-
-// Everything a command prints on standard output goes through here, and is checked: a
-// full disk or a closed pipe is a failure (exit 1), never a silently truncated file.
-class output {
- public:
-  void write(std::string_view bytes) {
-    if (failed_ == 0 && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
-      failed_ = errno ? errno : EIO;
-  }
-  void line(std::string_view text) {
-    write(text);
-    write("\n");
-  }
-  // Flushes; reports a write error and returns the exit code to use.
-  int finish(int code) {
-    if (std::fflush(stdout) != 0 && failed_ == 0) failed_ = errno ? errno : EIO;
-    if (failed_ == 0 && std::ferror(stdout)) failed_ = EIO;
-    if (failed_ == 0) return code;
-    std::fprintf(stderr, "savekit: cannot write the output: %s\n", std::strerror(failed_));
-    return failure;
-  }
-
- private:
-  int failed_ = 0;
-};
 
 // Writes a whole file through a temporary one beside it and a rename: a failed write
 // leaves the old file (or none), never a truncated one. A symbolic link is written
@@ -777,9 +651,28 @@ int main(int argc, char** argv) {
   imp->add_option("FILE", file, "export document (default: standard input)");
   imp->add_flag("--replace", replace, "delete every existing entry first");
 
-  auto* ver = app.add_subcommand("verify", "Check every record; say what is recoverable and what would be lost");
-  ver->add_option("STORE", store, "store file")->required();
+  auto* ver = app.add_subcommand(
+      "verify",
+      "Check every record (a store) or generation (a slots folder); say what is recoverable and what would "
+      "be lost");
+  ver->add_option("STORE", store, "store file or slots folder")->required();
   ver->add_flag("--json", json, "machine-readable output");
+
+  auto* slots = app.add_subcommand("slots", "Look into a slots folder (savekit/slots.hpp): list, show, restore");
+  slots->require_subcommand(1);
+  std::string folder, slot;
+  std::uint64_t generation = 0;
+  auto* slots_list = slots->add_subcommand("list", "The load menu: every slot's newest save, newest first");
+  slots_list->add_option("DIR", folder, "slots folder")->required();
+  slots_list->add_flag("--json", json, "machine-readable output");
+  auto* slots_show = slots->add_subcommand("show", "A slot's metadata, history and payload, as JSON");
+  slots_show->add_option("DIR", folder, "slots folder")->required();
+  slots_show->add_option("SLOT", slot, "slot name")->required();
+  slots_show->add_flag("--pretty", pretty, "indent");
+  auto* slots_restore = slots->add_subcommand("restore", "Make a kept generation the slot's newest again");
+  slots_restore->add_option("DIR", folder, "slots folder")->required();
+  slots_restore->add_option("SLOT", slot, "slot name")->required();
+  slots_restore->add_option("GENERATION", generation, "generation (see `savekit slots show`)")->required();
 
   auto* conv = app.add_subcommand("convert", "Convert a save between JSON, MessagePack and Base64 (of MessagePack)");
   conv->add_option("--from", from, "json|msgpack|base64")
@@ -802,7 +695,14 @@ int main(int argc, char** argv) {
   if (*del) return cmd_delete(store, key);
   if (*exp) return cmd_export(store, pretty);
   if (*imp) return cmd_import(store, file, replace);
-  if (*ver) return cmd_verify(store, json);
+  if (*ver) {
+    struct stat st {};
+    if (::stat(store.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return cmd_verify_slots(store, json);
+    return cmd_verify(store, json);
+  }
+  if (*slots_list) return cmd_slots_list(folder, json);
+  if (*slots_show) return cmd_slots_show(folder, slot, pretty);
+  if (*slots_restore) return cmd_slots_restore(folder, slot, generation);
   if (*conv) return cmd_convert(from, to, file, output_path, pretty);
   return usage;
 }

@@ -205,6 +205,9 @@ class slots {
     std::vector<std::string> compact_layout;  // the compact form's layout when saved (detail/layout.hpp)
   };
   result<payload> read_payload(std::string_view name, read_report* report = nullptr);
+  // One kept generation's payload, every section checked (errc::not_found, damaged or
+  // unsupported_version otherwise): for tools that show or verify history.
+  result<payload> read_generation(std::string_view name, std::uint64_t generation);
 
   const std::string& path() const;  // the folder, resolved
 

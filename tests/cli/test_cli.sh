@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the savekit command-line program as a user would: every subcommand, bad input,
-# a damaged store, a locked store. Usage: test_cli.sh PATH_TO_SAVEKIT
+# a damaged store, a locked store, a slots folder. Usage:
+#   test_cli.sh PATH_TO_SAVEKIT [PATH_TO_EXAMPLE_SLOTS]
 set -u
 savekit=$1
+example_slots=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -230,5 +232,30 @@ check "and it stays a device" 0 '^$' -- test -c /dev/null
 ln -s missing-target.json dangling.json
 check "convert -o through a dangling link" 1 '^$' -- sh -c "printf '[1]' | '$savekit' convert --from json --to json -o dangling.json"
 check "the link is left alone" 0 '^$' -- test -L dangling.json
+# ---- slots folders (written by examples/slots.cpp) -------------------------------------------
+if [ -n "$example_slots" ]; then
+  "$example_slots" saves >/dev/null
+  check "slots list: the load menu" 0 '^slot1 +Chapter 2 — The Forest +[0-9T:Z-]+ +3 +1 +[0-9]+$' -- "$savekit" slots list saves
+  check "slots list: autosave and slot2 too" 0 'autosave-1 +Autosave' -- "$savekit" slots list saves
+  check "slots list --json" 0 '"name":"slot2","title":"Chapter 1"' -- "$savekit" slots list saves --json
+  check "slots show: the payload as JSON" 0 '"payload":\{"chapter":"The Forest","level":12,"gold":300' -- "$savekit" slots show saves slot1
+  check "slots show: the history" 0 '"generation":3,.*"restored_from":1' -- "$savekit" slots show saves slot1
+  check "slots show of a missing slot" 1 '^$' -- "$savekit" slots show saves nothing
+  check "verify a slots folder" 0 'slots folder, 3 slots: intact' -- "$savekit" verify saves
+  check "slots restore" 0 '^$' -- "$savekit" slots restore saves slot1 2
+  check "restored: generation 4 from 2" 0 '"generation":4,.*"restored_from":2' -- "$savekit" slots show saves slot1
+  check "restored: its gold" 0 '"gold":0' -- "$savekit" slots show saves slot1
+  check "restore of a pruned generation" 1 '^$' -- "$savekit" slots restore saves slot1 1
+  newest=$(ls saves/s-slot1.*.slot | sort -t. -k2 -n | tail -1)
+  printf 'X' | dd of="$newest" bs=1 seek=$(($(stat -c %s "$newest") - 1)) conv=notrunc 2>/dev/null
+  check "verify finds the damaged generation" 4 'slot1: recoverable' -- "$savekit" verify saves
+  check "and names it" 4 'generation 4: damaged' -- "$savekit" verify saves
+  check "verify --json" 4 '"verdict":"recoverable"' -- "$savekit" verify saves --json
+  check "verify changed nothing" 0 '^$' -- test -e "$newest"
+  check "slots list still shows the menu" 0 '^slot1 ' -- "$savekit" slots list saves
+else
+  echo "skipped: the slots commands (no example_slots given)"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,263 @@
+#include "slots_commands.hpp"
+
+#include <savekit/slots.hpp>
+
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli_common.hpp"
+
+// The JSON documents the slots commands print.
+namespace savekit_cli {
+
+struct listed_slot {
+  std::string name;
+  std::string title;
+  std::string saved_at;  // RFC 3339, UTC
+  std::uint64_t generation = 0;
+  std::uint32_t schema_version = 0;
+  std::string encoding;
+  std::uint64_t bytes = 0;
+  std::uint64_t thumbnail_bytes = 0;
+  std::int64_t playtime_seconds = 0;
+  double progress = 0;
+  std::map<std::string, std::string> user;
+  bool damaged = false;
+  std::uint64_t damaged_newer = 0;
+  std::optional<std::string> problem;
+};
+
+struct shown_generation {
+  std::uint64_t generation = 0;
+  std::string saved_at;
+  std::uint32_t schema_version = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t restored_from = 0;
+  std::string title;
+  bool damaged = false;
+  std::optional<std::string> problem;
+};
+
+struct shown_slot {
+  listed_slot slot;
+  std::vector<shown_generation> history;
+  std::optional<savekit::raw_json> payload;  // the newest intact generation, as JSON
+  std::optional<std::string> payload_problem;
+};
+
+struct verified_generation {
+  std::uint64_t generation = 0;
+  std::string verdict;  // intact, damaged, newer format, unreadable
+  std::optional<std::string> problem;
+};
+
+struct verified_slot {
+  std::string name;
+  std::string verdict;
+  std::vector<verified_generation> generations;
+};
+
+struct verified_folder {
+  std::string path;
+  std::string verdict;
+  std::vector<verified_slot> slots;
+};
+
+}  // namespace savekit_cli
+
+namespace savekit_cli {
+namespace {
+
+std::string rfc3339(std::chrono::system_clock::time_point at) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(at);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string_view encoding_name(savekit::object_encoding e) {
+  switch (e) {
+    case savekit::object_encoding::msgpack:
+      return "msgpack";
+    case savekit::object_encoding::msgpack_compact:
+      return "msgpack-compact";
+    case savekit::object_encoding::json:
+      return "json";
+  }
+  return "?";
+}
+
+listed_slot listed(const savekit::slot_info& s) {
+  listed_slot l;
+  l.name = s.name;
+  l.title = s.meta.title;
+  l.saved_at = s.damaged ? "" : rfc3339(s.saved_at);
+  l.generation = s.generation;
+  l.schema_version = s.schema_version;
+  l.encoding = s.damaged ? "" : std::string{encoding_name(s.encoding)};
+  l.bytes = s.bytes;
+  l.thumbnail_bytes = s.thumbnail_bytes;
+  l.playtime_seconds = s.meta.playtime.count();
+  l.progress = s.meta.progress;
+  l.user = s.meta.user;
+  l.damaged = s.damaged;
+  l.damaged_newer = s.damaged_newer;
+  if (!s.problem.empty()) l.problem = s.problem;
+  return l;
+}
+
+savekit::result<savekit::slots> open_folder(const std::string& folder, bool read_only) {
+  return savekit::slots::open(folder, {.read_only = read_only});
+}
+
+// A payload as JSON text: JSON as it is, MessagePack transcoded.
+savekit::result<std::string> payload_as_json(const savekit::slots::payload& p) {
+  if (p.encoding == savekit::object_encoding::json) return p.bytes;
+  auto bytes = std::as_bytes(std::span{p.bytes.data(), p.bytes.size()});
+  return savekit::msgpack_to_json(bytes);
+}
+
+}  // namespace
+
+int cmd_slots_list(const std::string& folder, bool json) {
+  auto s = open_folder(folder, true);
+  if (!s) return report(folder, s.error());
+  auto menu = s->list();
+  if (!menu) return report(folder, menu.error());
+  output out;
+  if (json) {
+    std::vector<listed_slot> all;
+    for (const auto& slot : *menu) all.push_back(listed(slot));
+    out.line(savekit::to_json(all, document_options));
+    return out.finish(ok);
+  }
+  out.line("SLOT                     TITLE                          SAVED (UTC)           GEN  SCHEMA  BYTES");
+  for (const auto& slot : *menu) {
+    listed_slot l = listed(slot);
+    std::string note = slot.damaged ? "  damaged: " + slot.problem
+                       : slot.fell_back()
+                           ? "  fell back: " + std::to_string(slot.damaged_newer) + " newer generation(s) damaged"
+                       : !slot.problem.empty() ? "  " + slot.problem
+                                               : "";
+    char numbers[64];
+    std::snprintf(numbers, sizeof numbers, "%5llu  %6u  %llu", static_cast<unsigned long long>(l.generation),
+                  l.schema_version, static_cast<unsigned long long>(l.bytes));
+    auto padded = [](std::string text, std::size_t width) {
+      std::size_t shown = 0;  // characters, not bytes
+      for (unsigned char c : text) shown += (c & 0xC0) != 0x80;
+      return text + std::string(shown < width ? width - shown : 1, ' ');
+    };
+    out.line(padded(display_key(l.name), 25) + padded(terminal_safe(l.title, false), 31) + padded(l.saved_at, 20) +
+             numbers + terminal_safe(note, false));
+  }
+  return out.finish(ok);
+}
+
+int cmd_slots_show(const std::string& folder, const std::string& name, bool pretty) {
+  auto s = open_folder(folder, true);
+  if (!s) return report(folder, s.error());
+  auto info = s->info(name);
+  if (!info) return report(folder + ": " + name, info.error());
+  shown_slot shown;
+  shown.slot = listed(*info);
+  auto history = s->history(name);
+  if (!history) return report(folder + ": " + name, history.error());
+  for (const auto& g : *history)
+    shown.history.push_back({g.generation, g.damaged ? "" : rfc3339(g.saved_at), g.schema_version, g.bytes,
+                             g.restored_from, g.meta.title, g.damaged,
+                             g.problem.empty() ? std::nullopt : std::optional{g.problem}});
+  auto payload = s->read_payload(name);
+  if (payload) {
+    auto text = payload_as_json(*payload);
+    if (text)
+      shown.payload = savekit::raw_json{std::move(*text)};
+    else
+      shown.payload_problem = text.error().to_string();
+  } else {
+    shown.payload_problem = payload.error().to_string();
+  }
+  output out;
+  savekit::json_options options = document_options;
+  options.pretty = pretty;
+  out.line(savekit::to_json(shown, options));
+  return out.finish(shown.payload ? ok : failure);
+}
+
+int cmd_slots_restore(const std::string& folder, const std::string& name, std::uint64_t generation) {
+  auto s = open_folder(folder, false);
+  if (!s) return report(folder, s.error());
+  if (auto restored = s->restore(name, generation); !restored) return report(folder + ": " + name, restored.error());
+  return ok;
+}
+
+int cmd_verify_slots(const std::string& folder, bool json) {
+  auto s = open_folder(folder, true);  // read-only: judges, changes nothing
+  if (!s) return report(folder, s.error());
+  auto menu = s->list();
+  if (!menu) return report(folder, menu.error());
+  verified_folder result{folder, "intact", {}};
+  int code = ok;
+  auto worse = [&](int c) {
+    auto rank = [](int x) { return x == newer_format ? 3 : x == nothing_intact ? 2 : x == recoverable ? 1 : 0; };
+    if (rank(c) > rank(code)) code = c;
+  };
+  for (const auto& slot : *menu) {
+    verified_slot v{slot.name, "intact", {}};
+    bool any_intact = false, any_damaged = false, any_newer = false;
+    auto history =
+        savekit::slots::check_name(slot.name)
+            ? s->history(slot.name)
+            : savekit::result<std::vector<savekit::generation_info>>{std::vector<savekit::generation_info>{}};
+    if (!history) return report(folder + ": " + slot.name, history.error());
+    for (const auto& g : *history) {
+      verified_generation checked{g.generation, "intact", std::nullopt};
+      if (g.damaged) {
+        checked = {g.generation, "damaged", g.problem};
+      } else if (!g.problem.empty()) {
+        checked = {g.generation, "newer format", g.problem};
+      } else if (auto read = s->read_generation(slot.name, g.generation); !read) {
+        auto c = read.error().code();
+        checked = {g.generation,
+                   c == savekit::errc::damaged               ? "damaged"
+                   : c == savekit::errc::unsupported_version ? "newer format"
+                                                             : "unreadable",
+                   read.error().message()};
+      }
+      any_intact |= checked.verdict == "intact";
+      any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";
+      any_newer |= checked.verdict == "newer format";
+      v.generations.push_back(std::move(checked));
+    }
+    if (slot.damaged && v.generations.empty()) any_damaged = true;
+    v.verdict = any_newer ? "newer format" : !any_intact ? "nothing intact" : any_damaged ? "recoverable" : "intact";
+    worse(any_newer ? newer_format : !any_intact ? nothing_intact : any_damaged ? recoverable : ok);
+    result.slots.push_back(std::move(v));
+  }
+  result.verdict = code == ok             ? "intact"
+                   : code == recoverable  ? "recoverable"
+                   : code == newer_format ? "newer format"
+                                          : "nothing intact";
+  output out;
+  if (json) {
+    out.line(savekit::to_json(result, document_options));
+    return out.finish(code);
+  }
+  out.line(terminal_safe(folder, false) + ": slots folder, " + std::to_string(result.slots.size()) +
+           " slots: " + result.verdict);
+  for (const auto& v : result.slots) {
+    out.line("  " + display_key(v.name) + ": " + v.verdict);
+    for (const auto& g : v.generations)
+      if (g.verdict != "intact")
+        out.line("    generation " + std::to_string(g.generation) + ": " + g.verdict + " — " +
+                 terminal_safe(g.problem.value_or(""), false));
+  }
+  return out.finish(code);
+}
+
+}  // namespace savekit_cli

@@ -1,0 +1,19 @@
+// The savekit program's commands on a slots folder (savekit/slots.hpp):
+//   savekit slots list DIR [--json]              the load menu as a table
+//   savekit slots show DIR SLOT [--pretty]       metadata, history and payload as JSON
+//   savekit slots restore DIR SLOT GENERATION    an older generation becomes the newest
+//   savekit verify DIR                           every generation of every slot checked
+// Reading commands open the folder read-only (no lock: beside a running game).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace savekit_cli {
+
+int cmd_slots_list(const std::string& folder, bool json);
+int cmd_slots_show(const std::string& folder, const std::string& slot, bool pretty);
+int cmd_slots_restore(const std::string& folder, const std::string& slot, std::uint64_t generation);
+int cmd_verify_slots(const std::string& folder, bool json);
+
+}  // namespace savekit_cli
