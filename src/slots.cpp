@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -961,3 +962,85 @@ status slots::rename(std::string_view from, std::string_view to) {
 }
 
 }  // namespace savekit
+
+// ---- migrations ----------------------------------------------------------------------------
+
+namespace savekit::detail {
+
+namespace {
+
+// The layout's entries by struct path: PATH -> (key -> name).
+using named_positions = std::map<std::string, std::map<std::uint64_t, std::string>, std::less<>>;
+
+named_positions positions_of(const std::vector<std::string>& layout) {
+  named_positions out;
+  for (const std::string& entry : layout) {
+    std::size_t equals = entry.find('='), at = entry.rfind('@', equals);
+    if (equals == std::string::npos || at == std::string::npos) continue;
+    std::uint64_t key = 0;
+    auto [end, ec] = std::from_chars(entry.data() + at + 1, entry.data() + equals, key);
+    if (ec != std::errc{} || end != entry.data() + equals) continue;
+    out[entry.substr(0, at)][key] = entry.substr(equals + 1);
+  }
+  return out;
+}
+
+bool any_under(const named_positions& positions, const std::string& prefix) {
+  auto it = positions.lower_bound(prefix);
+  return it != positions.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+}
+
+document named(document value, std::string path, const named_positions& positions, std::uint32_t depth) {
+  if (depth > default_max_depth || value.is_null()) return value;
+  // An optional's or a pointer's value is described under PATH?: the document has no
+  // wrapper for it, so the path steps through.
+  if (!any_under(positions, path + "@") && !any_under(positions, path + "[") && !any_under(positions, path + "{") &&
+      !positions.count(path) && any_under(positions, path + "?"))
+    path += "?";
+  auto structure = positions.find(path);
+  if (structure != positions.end() && value.is_array()) {
+    const std::string& at = structure->first;
+    document object = document::object();
+    const document::array_type& slots = value.elements();
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      auto name = structure->second.find(k);
+      if (name == structure->second.end() || slots[k].is_null()) continue;  // a gap or a position gone
+      (void)object.set(name->second, named(slots[k], at + "." + name->second, positions, depth + 1));
+    }
+    return object;
+  }
+  if (value.is_array()) {
+    document::array_type elements;
+    for (const document& e : value.elements()) elements.push_back(named(e, path + "[]", positions, depth + 1));
+    return document{std::move(elements)};
+  }
+  if (value.is_object()) {
+    document::object_type members;
+    for (const auto& [key, v] : value.members()) members.emplace_back(key, named(v, path + "{}", positions, depth + 1));
+    return document{std::move(members)};
+  }
+  return value;
+}
+
+}  // namespace
+
+document name_compact_document(document compact, const std::vector<std::string>& layout) {
+  return named(std::move(compact), "$", positions_of(layout), 0);
+}
+
+result<std::string> migrate_payload(const slots::payload& stored, const std::vector<migration_step>& steps,
+                                    std::uint32_t to_version, const object_options& limits) {
+  const document_limits document_options{limits.max_depth, limits.max_memory};
+  result<document> d = stored.encoding == object_encoding::json
+                           ? document::from_json(stored.bytes, document_options)
+                           : document::from_msgpack(stored.bytes, document_options);
+  if (!d) return std::move(d).error();
+  if (stored.encoding == object_encoding::msgpack_compact)
+    *d = name_compact_document(std::move(*d), stored.compact_layout);
+  if (status done = migrate(*d, steps, stored.schema_version, to_version); !done) return std::move(done).error();
+  std::string out;
+  d->to_msgpack(out);
+  return out;
+}
+
+}  // namespace savekit::detail

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "savekit/detail/layout.hpp"
+#include "savekit/document.hpp"
 #include "savekit/error.hpp"
 #include "savekit/file_backend.hpp"
 #include "savekit/object_codec.hpp"
@@ -239,6 +240,23 @@ class slots {
   std::shared_ptr<state> state_;  // shared with the worker thread, which may outlive *this
 };
 
+namespace detail {
+// Whether any step of the chain leads past from_version up to to_version.
+inline bool has_migration_steps(const std::vector<migration_step>& steps, std::uint32_t from_version,
+                                std::uint32_t to_version) {
+  for (const migration_step& step : steps)
+    if (step.to_version > from_version && step.to_version <= to_version) return true;
+  return false;
+}
+// A stored payload as a document (a compact one with its layout's names), migrated to
+// to_version, as the MessagePack map form.
+result<std::string> migrate_payload(const slots::payload& stored, const std::vector<migration_step>& steps,
+                                    std::uint32_t to_version, const object_options& limits);
+// A compact-form document with member names from its layout (detail/layout.hpp): struct
+// arrays become objects, recursively through sequences, maps and optionals.
+document name_compact_document(document compact, const std::vector<std::string>& layout);
+}  // namespace detail
+
 // ---- templates -----------------------------------------------------------------------------
 
 template <class T>
@@ -307,7 +325,24 @@ status slots::read_into(std::string_view name, T& into, read_report* report) {
                  "slot '" + std::string{name} + "' was saved with schema version " +
                      std::to_string(stored->schema_version) + ", newer than this program's " +
                      std::to_string(schema_version<T>) + ": it is left as it is"};
-  if (stored->encoding == object_encoding::msgpack_compact && !stored->compact_layout.empty()) {
+  const bool migrating = stored->schema_version < schema_version<T> &&
+                         detail::has_migration_steps(migrations<T>, stored->schema_version, schema_version<T>);
+  if (migrating) {
+    // The type's steps run over the save as a document (a compact one named through its
+    // layout first); what they leave is read by name.
+    result<std::string> migrated = detail::migrate_payload(*stored, migrations<T>, schema_version<T>, limits());
+    if (!migrated) {
+      error e = std::move(migrated).error();
+      return error{e.code(), e.offset(),
+                   "slot '" + std::string{name} + "' generation " + std::to_string(stored->generation) +
+                       " could not be migrated from schema version " + std::to_string(stored->schema_version) + ": " +
+                       e.message(),
+                   e.path()};
+    }
+    stored->bytes = std::move(*migrated);
+    stored->encoding = object_encoding::msgpack;
+    stored->compact_layout.clear();
+  } else if (stored->encoding == object_encoding::msgpack_compact && !stored->compact_layout.empty()) {
     // The compact form has no names: a position that now means another member would be
     // read into it. Positions may only be added or dropped (or declared with with_key).
     if (std::string conflict = detail::compact_layout_conflict<T>(stored->compact_layout); !conflict.empty())
