@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <unordered_map>
 
 #include "savekit/detail/msgpack_wire.hpp"
 #include "savekit/detail/output.hpp"
@@ -102,21 +103,33 @@ bool read_value(msgpack_cursor& c, document& out) {
   } else {
     document::object_type members;
     members.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(count, c.remaining() / 2)));
+    // A key given twice: the last one wins, as the typed readers do. Found through an index
+    // once the object is not small, so reading stays linear in its size.
+    std::unordered_map<std::string, std::size_t> index;
     for (std::uint64_t i = 0; i < count; ++i) {
       if (!c.more() || !c.spend(node_cost, c.p)) return false;
       std::string key;
       if (!read_key(c, key)) return false;
-      // A key given twice: the last one wins, as the typed readers do.
-      auto same = std::find_if(members.begin(), members.end(), [&](const auto& m) { return m.first == key; });
       document value;
       if (!read_value(c, value)) {
         c.err.prepend_path(detail::path_key(key));
         return false;
       }
-      if (same != members.end())
-        same->second = std::move(value);
-      else
-        members.emplace_back(std::move(key), std::move(value));
+      std::size_t same = members.size();
+      if (index.empty() && members.size() < 16) {
+        for (std::size_t k = 0; k < members.size(); ++k)
+          if (members[k].first == key) same = k;
+      } else {
+        if (index.empty())
+          for (std::size_t k = 0; k < members.size(); ++k) index.emplace(members[k].first, k);
+        if (auto it = index.find(key); it != index.end()) same = it->second;
+      }
+      if (same != members.size()) {
+        members[same].second = std::move(value);
+        continue;
+      }
+      if (!index.empty()) index.emplace(key, members.size());
+      members.emplace_back(std::move(key), std::move(value));
     }
     out = document{std::move(members)};
   }
@@ -427,6 +440,15 @@ bool document::erase(std::string_view path) {
 status document::move(std::string_view from, std::string_view to) {
   const document* source = at(from);
   if (!source) return error{errc::not_found, 0, "'" + std::string{from} + "' is not in the document"};
+  if (from == to) return {};
+  // Into itself, or onto an element: put() replaces an element, so the move would drop one
+  // (and indexes shift when `from` leaves the same array).
+  if (to.size() > from.size() && to.substr(0, from.size()) == from &&
+      (to[from.size()] == '.' || to[from.size()] == '['))
+    return error{errc::invalid_value, 0, "cannot move '" + std::string{from} + "' into itself"};
+  if (!to.empty() && to.back() == ']')
+    return error{errc::invalid_value, 0,
+                 "cannot move onto an element ('" + std::string{to} + "'): it would replace it; use put"};
   document copy = *source;
   document before = *this;  // to leave the document as it was if `to` cannot be written
   if (!erase(from)) return error{errc::not_found, 0, "'" + std::string{from} + "' is not in the document"};

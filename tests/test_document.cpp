@@ -168,3 +168,26 @@ TEST(Migrations, StepsRunInOrderOfVersionAndStopAtTheFirstFailure) {
   steps.push_back({2, {}});
   EXPECT_EQ(savekit::migrate(d, steps, 1, 4).error().code(), errc::invalid_value);  // two steps to one version
 }
+
+TEST(Document, MovesThatWouldDropAValueAreRefused) {
+  document d = parse(R"({"arr":[1,2,3],"a":{"b":1}})");
+  const document before = d;
+  EXPECT_EQ(d.move("arr[0]", "arr[1]").error().code(), errc::invalid_value);  // onto an element
+  EXPECT_EQ(d.move("a", "a.b.c").error().code(), errc::invalid_value);        // into itself
+  EXPECT_TRUE(d.move("arr[0]", "arr[0]"));                                    // nowhere: nothing changes
+  EXPECT_TRUE(d.move("a.b", "a.b"));
+  EXPECT_EQ(d, before);
+  EXPECT_TRUE(d.move("arr[2]", "last"));
+  EXPECT_EQ(json_of(d), R"({"arr":[1,2],"a":{"b":1},"last":3})");
+}
+
+TEST(Document, ARepeatedKeyInALargeObjectKeepsTheLastValueInItsPlace) {
+  std::string text = "{";
+  for (int i = 0; i < 40; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  text += "\"k30\":\"again\",\"k3\":\"too\"}";
+  document d = parse(text);
+  EXPECT_EQ(d.size(), 40u);
+  EXPECT_EQ(*d.find("k30")->as_string(), "again");
+  EXPECT_EQ(*d.find("k3")->as_string(), "too");
+  EXPECT_EQ(d.members()[30].first, "k30");
+}

@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "support/temp_dir.hpp"
@@ -152,4 +154,98 @@ TEST(SlotCorpus, AFailingStepIsAClearErrorAndTheSaveIsKept) {
       << r.error().message();
   EXPECT_NE(r.error().message().find("migrating to version 3: an item that is not a name"), std::string::npos);
   EXPECT_EQ(s->read<BadItems>("odd")->items, (std::vector<int>{1, 2}));  // untouched
+}
+
+// ---- what an attack review found (each failed before its fix) ----
+
+namespace {
+struct Pos {
+  int x = 0;
+  int y = 0;
+};
+struct PosSwapped {
+  int y = 0;
+  int x = 0;
+};
+struct WhereV1 {
+  std::variant<int, Pos> where;
+  std::pair<Pos, int> pair;
+  std::optional<int> bonus;
+};
+struct WhereV2 {
+  static constexpr std::uint32_t savekit_schema_version = 2;
+  std::variant<int, PosSwapped> where;
+  std::pair<PosSwapped, int> pair;
+  std::optional<int> bonus = 5;
+};
+struct PetV1 {
+  std::optional<Pos> pet;
+};
+struct PetV2 {
+  PosSwapped pet;
+};
+struct HeroV1 {
+  std::string name;
+  int hp = 0;
+};
+struct HeroV2 {
+  std::string name;
+  int health = 0;
+  static constexpr auto savekit_fields() {
+    return savekit::fields(savekit::field("name", &HeroV2::name),
+                           savekit::field("health", &HeroV2::health).renamed_from("hp"));
+  }
+};
+struct Tree {
+  int value = 0;
+  std::vector<Tree> children;
+};
+struct TreeV2 {
+  static constexpr std::uint32_t savekit_schema_version = 2;
+  int value = 0;
+  std::vector<TreeV2> children;
+};
+}  // namespace
+
+template <>
+inline const std::vector<savekit::migration_step> savekit::migrations<WhereV2> = {
+    {2, [](savekit::document&) { return savekit::status{}; }}};
+template <>
+inline const std::vector<savekit::migration_step> savekit::migrations<TreeV2> = {
+    {2, [](savekit::document&) { return savekit::status{}; }}};
+
+TEST(SlotCorpus, AMigratedCompactSaveNamesStructsInVariantsAndPairsAndKeepsNulls) {
+  test_support::temp_dir dir;
+  auto s = savekit::slots::open(dir.path().string(), {.encoding = savekit::object_encoding::msgpack_compact});
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->write("w", WhereV1{Pos{1, 2}, {Pos{3, 4}, 9}, std::nullopt}));
+  auto r = s->read<WhereV2>("w");
+  ASSERT_TRUE(r) << r.error().to_string();
+  ASSERT_EQ(r->where.index(), 1u);
+  EXPECT_EQ(std::get<1>(r->where).x, 1);  // by name, not by position
+  EXPECT_EQ(std::get<1>(r->where).y, 2);
+  EXPECT_EQ(r->pair.first.x, 3);
+  EXPECT_EQ(r->pair.first.y, 4);
+  EXPECT_EQ(r->bonus, std::nullopt);  // saved empty: not today's default
+}
+
+TEST(SlotCorpus, TheLayoutCheckSeesThroughOptionalsAndKnowsOldNames) {
+  test_support::temp_dir dir;
+  auto s = savekit::slots::open(dir.path().string(), {.encoding = savekit::object_encoding::msgpack_compact});
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->write("pet", PetV1{Pos{1, 2}}));
+  EXPECT_EQ(s->read<PetV2>("pet").error().code(), savekit::errc::incompatible_layout);
+  ASSERT_TRUE(s->write("hero", HeroV1{"Ann", 7}));
+  auto hero = s->read<HeroV2>("hero");  // the same positions, one under its old name
+  ASSERT_TRUE(hero) << hero.error().to_string();
+  EXPECT_EQ(hero->health, 7);
+}
+
+TEST(SlotCorpus, ACompactSaveOfATypeThatContainsItselfIsNotMigratedByPosition) {
+  test_support::temp_dir dir;
+  auto s = savekit::slots::open(dir.path().string(), {.encoding = savekit::object_encoding::msgpack_compact});
+  ASSERT_TRUE(s);
+  auto written = s->write("tree", Tree{1, {Tree{2, {}}}});
+  ASSERT_TRUE(written) << written.error().to_string();
+  EXPECT_EQ(s->read<TreeV2>("tree").error().code(), savekit::errc::incompatible_layout);
 }

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli_common.hpp"
 
 // The JSON documents the slots commands print.
@@ -97,10 +100,11 @@ listed_slot listed(const savekit::slot_info& s) {
   listed_slot l;
   l.name = s.name;
   l.title = s.meta.title;
-  l.saved_at = s.damaged ? "" : rfc3339(s.saved_at);
+  const bool unread = s.damaged || !s.problem.empty();  // nothing of it could be read: no time, no version
+  l.saved_at = unread ? "" : rfc3339(s.saved_at);
   l.generation = s.generation;
   l.schema_version = s.schema_version;
-  l.encoding = s.damaged ? "" : std::string{encoding_name(s.encoding)};
+  l.encoding = unread ? "" : std::string{encoding_name(s.encoding)};
   l.bytes = s.bytes;
   l.thumbnail_bytes = s.thumbnail_bytes;
   l.playtime_seconds = s.meta.playtime.count();
@@ -112,15 +116,33 @@ listed_slot listed(const savekit::slot_info& s) {
   return l;
 }
 
+// Opens a folder that must exist and be a slots folder (one a slots object opened: it has
+// the lock file), never creating anything.
 savekit::result<savekit::slots> open_folder(const std::string& folder, bool read_only) {
-  return savekit::slots::open(folder, {.read_only = read_only});
+  struct stat st {};
+  if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return savekit::error{savekit::errc::not_found, 0, "no folder " + folder};
+  if (::access((folder + "/.savekit-slots.lock").c_str(), F_OK) != 0)
+    return savekit::error{savekit::errc::invalid_path, 0, folder + " is not a slots folder (no .savekit-slots.lock)"};
+  return savekit::slots::open(folder, {.read_only = read_only, .create_if_missing = false});
 }
 
-// A payload as JSON text: JSON as it is, MessagePack transcoded.
+// A payload as JSON text, checked: JSON is parsed and written again (a file edited by
+// hand, its checksums recomputed, is text like any other), MessagePack transcoded.
 savekit::result<std::string> payload_as_json(const savekit::slots::payload& p) {
-  if (p.encoding == savekit::object_encoding::json) return p.bytes;
+  if (p.encoding == savekit::object_encoding::json) {
+    auto bytes = savekit::json_to_msgpack(p.bytes);
+    if (!bytes) return std::move(bytes).error();
+    return savekit::msgpack_to_json(std::span<const std::byte>{*bytes});
+  }
   auto bytes = std::as_bytes(std::span{p.bytes.data(), p.bytes.size()});
   return savekit::msgpack_to_json(bytes);
+}
+
+// JSON for standard output: on a terminal, control characters are escaped (a name, title
+// or string in a save could otherwise move the cursor or forge lines).
+std::string for_output(const std::string& json) {
+  return ::isatty(STDOUT_FILENO) ? terminal_safe(json, true, false) : json;
 }
 
 }  // namespace
@@ -134,7 +156,7 @@ int cmd_slots_list(const std::string& folder, bool json) {
   if (json) {
     std::vector<listed_slot> all;
     for (const auto& slot : *menu) all.push_back(listed(slot));
-    out.line(savekit::to_json(all, document_options));
+    out.line(for_output(savekit::to_json(all, document_options)));
     return out.finish(ok);
   }
   out.line("SLOT                     TITLE                          SAVED (UTC)           GEN  SCHEMA  BYTES");
@@ -185,7 +207,7 @@ int cmd_slots_show(const std::string& folder, const std::string& name, bool pret
   output out;
   savekit::json_options options = document_options;
   options.pretty = pretty;
-  out.line(savekit::to_json(shown, options));
+  out.line(for_output(savekit::to_json(shown, options)));
   return out.finish(shown.payload ? ok : failure);
 }
 
@@ -210,10 +232,17 @@ int cmd_verify_slots(const std::string& folder, bool json) {
   for (const auto& slot : *menu) {
     verified_slot v{slot.name, "intact", {}};
     bool any_intact = false, any_damaged = false, any_newer = false;
-    auto history =
-        savekit::slots::check_name(slot.name)
-            ? s->history(slot.name)
-            : savekit::result<std::vector<savekit::generation_info>>{std::vector<savekit::generation_info>{}};
+    // A slot listed with a problem (newer format, nothing intact, unreadable) is judged by
+    // the menu; its files may not even name it.
+    if (slot.damaged || !slot.problem.empty()) {
+      const bool newer = slot.problem.find("newer savekit") != std::string::npos;
+      v.verdict = newer ? "newer format" : "nothing intact";
+      v.generations.push_back({slot.generation, v.verdict, slot.problem});
+      worse(newer ? newer_format : nothing_intact);
+      result.slots.push_back(std::move(v));
+      continue;
+    }
+    auto history = s->history(slot.name);
     if (!history) return report(folder + ": " + slot.name, history.error());
     for (const auto& g : *history) {
       verified_generation checked{g.generation, "intact", std::nullopt};
@@ -245,7 +274,7 @@ int cmd_verify_slots(const std::string& folder, bool json) {
                                           : "nothing intact";
   output out;
   if (json) {
-    out.line(savekit::to_json(result, document_options));
+    out.line(for_output(savekit::to_json(result, document_options)));
     return out.finish(code);
   }
   out.line(terminal_safe(folder, false) + ": slots folder, " + std::to_string(result.slots.size()) +

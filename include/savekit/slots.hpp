@@ -114,6 +114,7 @@ struct slots_options {
   std::uint64_t max_payload_bytes = std::uint64_t{1} << 30;  // a larger generation file is not read
   // No lock: list and read beside the game that writes (tools); nothing is written or set aside.
   bool read_only = false;
+  bool create_if_missing = true;  // false: a missing folder is errc::not_found (tools, a mistyped path)
   completion_thread completions = completion_thread::worker;
   file_system* fs = nullptr;  // the operating system's by default; tests inject faults here
 };
@@ -250,11 +251,15 @@ inline bool has_migration_steps(const std::vector<migration_step>& steps, std::u
 }
 // A stored payload as a document (a compact one with its layout's names), migrated to
 // to_version, as the MessagePack map form.
+// nullable: the members of today's type that hold null (layout_lists::nullable).
 result<std::string> migrate_payload(const slots::payload& stored, const std::vector<migration_step>& steps,
-                                    std::uint32_t to_version, const object_options& limits);
+                                    std::uint32_t to_version, const object_options& limits,
+                                    const std::vector<std::string>& nullable);
 // A compact-form document with member names from its layout (detail/layout.hpp): struct
-// arrays become objects, recursively through sequences, maps and optionals.
-document name_compact_document(document compact, const std::vector<std::string>& layout);
+// arrays become objects, through sequences, maps, optionals, variants and tuples; a nil
+// slot becomes a null member where the member holds null, and is left out (a gap) elsewhere.
+document name_compact_document(document compact, const std::vector<std::string>& layout,
+                               const std::vector<std::string>& nullable = {});
 }  // namespace detail
 
 // ---- templates -----------------------------------------------------------------------------
@@ -330,7 +335,12 @@ status slots::read_into(std::string_view name, T& into, read_report* report) {
   if (migrating) {
     // The type's steps run over the save as a document (a compact one named through its
     // layout first); what they leave is read by name.
-    result<std::string> migrated = detail::migrate_payload(*stored, migrations<T>, schema_version<T>, limits());
+    if (stored->encoding == object_encoding::msgpack_compact && !detail::depth_is_bounded<T>)
+      return error{errc::incompatible_layout, 0,
+                   "slot '" + std::string{name} + "' is in the compact form, and a type that contains itself " +
+                       "cannot be migrated from it (its layout names the first level only): save it in the map form"};
+    result<std::string> migrated = detail::migrate_payload(*stored, migrations<T>, schema_version<T>, limits(),
+                                                           detail::compact_layout_lists<T>().nullable);
     if (!migrated) {
       error e = std::move(migrated).error();
       return error{e.code(), e.offset(),

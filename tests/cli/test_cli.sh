@@ -253,6 +253,11 @@ if [ -n "$example_slots" ]; then
   check "verify --json" 4 '"verdict":"recoverable"' -- "$savekit" verify saves --json
   check "verify changed nothing" 0 '^$' -- test -e "$newest"
   check "slots list still shows the menu" 0 '^slot1 ' -- "$savekit" slots list saves
+  mkdir plain-folder
+  check "verify on a folder that holds no slots" 1 '^$' -- "$savekit" verify plain-folder
+  stderr_has "says it is not a slots folder" 'not a slots folder'
+  check "slots restore on a mistyped folder" 1 '^$' -- "$savekit" slots restore typo/saves slot1 1
+  check "creates nothing" 1 '^$' -- test -e typo
 else
   echo "skipped: the slots commands (no example_slots given)"
 fi
