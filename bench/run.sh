@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one Google Benchmark program in the release configuration (5 interleaved repetitions, median)
-# and writes bench/results/NAME.{json,md}; the store's table and the codecs' summary beside glaze
-# are also embedded in the README.
+# and writes bench/results/NAME.{json,md}; the slots' tables and the codecs' summary beside
+# glaze are also embedded in the README (the store's is linked from it).
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
@@ -34,8 +34,8 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
   python3 bench/report.py "$name" "$results/$name.json"
 } >"$results/$name.md"
 echo "wrote $results/$name.md"
-if [ "$name" = store ]; then
-  python3 scripts/embed_results.py README.md store-bench "$results/store.md" && echo "updated README.md"
+if [ "$name" = slots ]; then
+  python3 scripts/embed_results.py README.md slots-bench "$results/slots.md" && echo "updated README.md"
 fi
 if [ "$name" = codecs ]; then  # savekit beside glaze: the geometric means and the cases behind
   python3 scripts/embed_results.py README.md codecs-vs-glaze "$results/codecs_headline.md" && echo "updated README.md"

@@ -16,6 +16,8 @@ def main(target, name, source):
         content = f.read().strip()
     if content.startswith("# "):  # the file's own title: the README has its heading
         content = content.split("\n", 1)[1].strip()
+    if begin not in text or end not in text:
+        sys.exit(f"{target} has no {begin} ... {end} markers to fill")
     start, stop = text.index(begin) + len(begin), text.index(end)
     with open(target, "w") as f:
         f.write(text[:start] + "\n" + content + "\n" + text[stop:])
