@@ -257,6 +257,13 @@ int cmd_verify_slots(const std::string& folder, bool json) {
                    : c == savekit::errc::unsupported_version ? "newer format"
                                                              : "unreadable",
                    read.error().message()};
+      } else if (auto parsed = read->encoding == savekit::object_encoding::json
+                                   ? savekit::document::from_json(read->bytes)
+                                   : savekit::document::from_msgpack(read->bytes);
+                 !parsed) {
+        // Intact checksums over bytes that are not a well-formed document: written by
+        // something else than savekit (a hand edit with the checksums recomputed).
+        checked = {g.generation, "unreadable", "the payload is not well-formed: " + parsed.error().to_string()};
       }
       any_intact |= checked.verdict == "intact";
       any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";

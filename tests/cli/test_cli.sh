@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the savekit command-line program as a user would: every subcommand, bad input,
 # a damaged store, a locked store, a slots folder. Usage:
-#   test_cli.sh PATH_TO_SAVEKIT [PATH_TO_EXAMPLE_SLOTS]
+#   test_cli.sh PATH_TO_SAVEKIT [PATH_TO_EXAMPLE_SLOTS [PATH_TO_FORGE_SLOTS]]
 set -u
 savekit=$1
 example_slots=${2:-}
+forge_slots=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -258,6 +259,18 @@ if [ -n "$example_slots" ]; then
   stderr_has "says it is not a slots folder" 'not a slots folder'
   check "slots restore on a mistyped folder" 1 '^$' -- "$savekit" slots restore typo/saves slot1 1
   check "creates nothing" 1 '^$' -- test -e typo
+  if [ -n "$forge_slots" ]; then
+    newer_base=$("$forge_slots" forged)
+    check "verify: a newer slot with a long name" 6 'newer format' -- "$savekit" verify forged
+    check "verify: and the rest of the folder too" 6 'escapes: intact' -- "$savekit" verify forged
+    check "slots list: the newer one shows no made-up time" 1 '^$' -- sh -c "'$savekit' slots list forged | grep '^$newer_base' | grep 1970"
+    check "slots list: and says why" 0 'written by a newer savekit' -- "$savekit" slots list forged
+    check "slots list on a terminal escapes a title's escape sequence" 0 'evil\\x1b\[2Jtitle' -- script -qec "'$savekit' slots list forged" /dev/null
+    check "slots list --json on a terminal escapes them" 0 'pwned' -- script -qec "'$savekit' slots list forged --json" /dev/null
+    check "and leaves no raw escape" 1 '^$' -- sh -c "script -qec \"'$savekit' slots list forged --json\" /dev/null | grep -q \"\$(printf '\\033')\""
+    check "slots show of a hand-edited JSON payload" 1 'payload_problem":"syntax_error' -- "$savekit" slots show forged edited
+    check "verify: a payload that is not well-formed" 6 'edited: nothing intact' -- "$savekit" verify forged
+  fi
 else
   echo "skipped: the slots commands (no example_slots given)"
 fi
