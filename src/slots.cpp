@@ -669,6 +669,17 @@ void slots::deliver(std::function<void(status)> done, status outcome) {
 void slots::queue_write(std::string_view name, snapshot save, std::function<void(status)> done) {
   state& s = *state_;
   if (s.options.read_only) return deliver(std::move(done), s.read_only_error());
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  // No threads to write on (WebAssembly without pthreads): the write happens here, in
+  // order, and reports as a background one would.
+  result<encoded_save> encoded = save();
+  status outcome = encoded ? s.write_save(name, *encoded) : status{std::move(encoded).error()};
+  if (!outcome) {
+    std::lock_guard lock(s.queue_mutex);
+    if (!s.first_failure) s.first_failure = outcome.error();
+  }
+  return deliver(std::move(done), std::move(outcome));
+#endif
   std::lock_guard lock(s.queue_mutex);
   auto waiting = std::find_if(s.queue.begin(), s.queue.end(), [&](const auto& q) { return q.name == name; });
   if (waiting != s.queue.end()) {  // superseded: the newer snapshot takes its place

@@ -3,7 +3,8 @@
 // WebAssembly build (wasm32: 32-bit long and size_t, libc++ instead of libstdc++) each
 // write a store file and codec outputs, and each reads the other's:
 //
-//   test_portability write DIR    writes DIR/store.prefs, DIR/world.json, .msgpack, .compact
+//   test_portability write DIR    writes DIR/store.prefs, DIR/world.json, .msgpack, .compact,
+//                                 and a slots folder DIR/slots (one slot per encoding)
 //   test_portability read DIR     checks them against the values both builds construct
 //
 // Reading checks the values and that re-encoding them gives the same bytes (so the two
@@ -24,6 +25,7 @@
 #include "savekit/file_backend.hpp"
 #include "savekit/prefs.hpp"
 #include "savekit/savekit.hpp"
+#include "savekit/slots.hpp"
 
 namespace {
 
@@ -122,6 +124,18 @@ int write(const std::string& dir) {
   ok = ok && store->save() && store->set_int("deleted", 1) && store->save() && store->delete_key("deleted") &&
        store->save();
   if (!ok) return std::printf("writing the store failed\n"), 1;
+  std::filesystem::remove_all(dir + "/slots");
+  {
+    auto slots = savekit::slots::open(dir + "/slots");
+    if (!slots) return std::printf("open slots: %s\n", slots.error().message().c_str()), 1;
+    savekit::slot_meta meta{.title = "Portable — ぬののふく", .playtime = std::chrono::seconds{4321}, .progress = 0.25};
+    meta.thumbnail.assign(300, std::byte{0x5a});
+    meta.user = {{"level", "3"}};
+    ok = slots->write("map", world, meta) &&
+         slots->write("compact", world, meta, {.encoding = savekit::object_encoding::msgpack_compact}) &&
+         slots->write("json", world, meta, {.encoding = savekit::object_encoding::json});
+    if (!ok) return std::printf("writing the slots failed\n"), 1;
+  }
   std::printf("wrote %s\n", dir.c_str());
   return failures ? 1 : 0;
 }
@@ -168,6 +182,24 @@ int read(const std::string& dir) {
   }
   expect(!store->has_key("deleted"), "store: the deletion is there");
   expect(store->size() == 10, "store: 10 keys");
+  auto slots = savekit::slots::open(dir + "/slots", {.read_only = true});
+  expect(bool(slots), "slots: the folder opens");
+  if (slots) {
+    auto menu = slots->list();
+    expect(menu && menu->size() == 3, "slots: three in the menu");
+    for (const char* name : {"map", "compact", "json"}) {
+      savekit::read_report report;
+      auto read = slots->read<World>(name, &report);
+      expect(read && *read == expected && !report.fell_back(), std::string{"slots: "} + name + " reads");
+      auto info = slots->info(name);
+      expect(info && info->meta.title == "Portable — ぬののふく" && info->meta.playtime.count() == 4321 &&
+                 info->meta.user.at("level") == "3" && info->thumbnail_bytes == 300,
+             std::string{"slots: "} + name + "'s metadata");
+      auto picture = slots->thumbnail(name);
+      expect(picture && picture->size() == 300 && (*picture)[0] == std::byte{0x5a},
+             std::string{"slots: "} + name + "'s thumbnail");
+    }
+  }
   std::printf("%s: %d failure(s) reading %s\n", failures ? "FAILED" : "ok", failures, dir.c_str());
   return failures ? 1 : 0;
 }
