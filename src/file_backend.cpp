@@ -47,11 +47,6 @@ class file_backend final : public backend {
   }
 
   std::string describe() const override { return "file " + path_; }
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  bool commits_in_background() const override { return false; }  // no threads to run it on
-#else
-  bool commits_in_background() const override { return true; }
-#endif
 
   status maintenance() const override { return maintenance_; }
 

@@ -4,10 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <random>
-#include <thread>
 
 namespace savekit {
 
@@ -63,112 +60,9 @@ result<prefs> prefs::open(std::unique_ptr<backend> store_backend) {
   return prefs(std::move(state));
 }
 
-// ---- background commits (save_async with a backend that commits_in_background) -------------
-
-// One worker thread per store, made by the first background commit: commits run on it in
-// the order save_async was called. Callbacks run on it too.
-struct prefs::shared_state::background {
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::condition_variable_any idle;  // on the store's mutex: no commit in flight any more
-  std::deque<std::function<void()>> jobs;
-  bool stopping = false;
-  std::thread thread;
-  std::atomic<std::thread::id> id{};
-
-  bool on_worker() const { return std::this_thread::get_id() == id.load(); }
-
-  void post(const std::shared_ptr<background>& self, std::function<void()> job) {
-    std::lock_guard lock(mutex);
-    jobs.push_back(std::move(job));
-    if (!thread.joinable()) {
-      thread = std::thread([keep = self] { keep->run(); });
-      id = thread.get_id();
-    }
-    wake.notify_one();
-  }
-
-  void run() {
-    std::unique_lock lock(mutex);
-    for (;;) {
-      wake.wait(lock, [&] { return stopping || !jobs.empty(); });
-      if (jobs.empty()) return;
-      auto job = std::move(jobs.front());
-      jobs.pop_front();
-      lock.unlock();
-      job();
-      lock.lock();
-    }
-  }
-
-  // Ends the thread once its jobs are done: joined, or (stopped from one of its own
-  // callbacks) left to finish by itself.
-  void stop() {
-    {
-      std::lock_guard lock(mutex);
-      stopping = true;
-    }
-    wake.notify_one();
-    if (!thread.joinable()) return;
-    if (on_worker())
-      thread.detach();
-    else
-      thread.join();
-  }
-  ~background() { stop(); }
-};
-
-namespace {
-
-// A change set that owns its bytes: a background commit's snapshot, taken on the caller's
-// thread (the game may change the entries while the worker writes).
-struct owned_change_set {
-  change_set changes;
-  std::vector<std::string> keys, values;  // what the changes' views point into (never reallocated)
-};
-
-std::shared_ptr<owned_change_set> own(const change_set& changes) {
-  auto owned = std::make_shared<owned_change_set>();
-  owned->changes.clear_all = changes.clear_all;
-  owned->keys.reserve(changes.changes.size());
-  owned->values.reserve(changes.changes.size());
-  for (const change& c : changes.changes) {
-    owned->keys.emplace_back(c.key);
-    owned->values.emplace_back(c.value);
-    owned->changes.changes.push_back(change{owned->keys.back(), c.type, owned->values.back(), c.erase});
-  }
-  return owned;
-}
-
-}  // namespace
-
-// Waits until no background commit is in flight (never from the worker: its own callbacks
-// run after their commit is settled). Caller holds the store's mutex in `lock`.
-void prefs::wait_for_background(shared_state& s, std::unique_lock<detail::store_mutex>& lock) {
-  if (!s.worker || s.worker->on_worker()) return;
-  s.worker->idle.wait(lock, [&] { return s.commits_in_flight == 0; });
-}
-
-// A store being closed finishes its background commits first: what save_async took is
-// written whatever becomes of the object.
-void prefs::drain(const std::shared_ptr<shared_state>& state) {
-  if (!state || !state->worker) return;
-  {
-    std::unique_lock lock(state->mutex);
-    wait_for_background(*state, lock);
-  }
-  state->worker->stop();
-}
-
 prefs::prefs(prefs&& other) noexcept = default;
-prefs& prefs::operator=(prefs&& other) noexcept {
-  if (this != &other) {
-    drain(state_);
-    state_ = std::move(other.state_);
-  }
-  return *this;
-}
-prefs::~prefs() { drain(state_); }
+prefs& prefs::operator=(prefs&& other) noexcept = default;
+prefs::~prefs() = default;
 
 status prefs::check_key(std::string_view key) {
   if (key.empty()) return key_error(errc::invalid_key, key, "empty key");
@@ -417,8 +311,7 @@ std::size_t prefs::size() const {
 }
 
 status prefs::maintenance() const {
-  std::unique_lock lock(state_->mutex);
-  wait_for_background(*state_, lock);  // the backend is the worker's while it commits
+  std::lock_guard lock(state_->mutex);
   return state_->store_backend->maintenance();
 }
 
@@ -436,9 +329,7 @@ struct prefs::commit_ticket {
   std::vector<std::pair<std::string, std::uint64_t>> versions;  // key, version committed
 };
 
-void prefs::save_async(std::function<void(status)> done) {
-  commit(state_, std::move(done), state_->store_backend->commits_in_background());
-}
+void prefs::save_async(std::function<void(status)> done) { commit(state_, std::move(done)); }
 
 // docs/design.md, "Commits may complete later": a commit carries every pending change.
 // The versions are remembered only for a backend that reports later, when other changes
@@ -495,30 +386,11 @@ void prefs::commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<
   }
   commit(std::move(s), [waiting = std::move(waiting)](status follow_up) {
     for (auto& waiter : waiting) waiter(follow_up);
-  });  // on the thread that finished the commit before: no new background hop
+  });
 }
 
-// A commit the backend has reported on: settled against what is pending now (other
-// changes may have come in meanwhile), then its callback, then the saves that waited.
-void prefs::finish_commit(const std::weak_ptr<shared_state>& weak, const commit_ticket& ticket, status outcome,
-                          std::function<void(status)>& done) {
-  std::vector<std::function<void(status)>> waiting;
-  if (auto s = weak.lock()) {
-    std::lock_guard relock(s->mutex);
-    --s->commits_in_flight;
-    if (outcome) settle_asynchronous(*s, ticket);
-    waiting.swap(s->waiting);
-    if (s->worker && s->commits_in_flight == 0) s->worker->idle.notify_all();
-  }
-  done(std::move(outcome));
-  commit_waiting(weak, std::move(waiting));
-}
-
-void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done, bool in_background) {
+void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
   std::unique_lock lock(state->mutex);
-  const bool synchronous = state->store_backend->completes_synchronously();
-  // save() and other synchronous commits come after a background one in flight.
-  if (synchronous && !in_background) wait_for_background(*state, lock);
   // A backend that does not order overlapping commits: this save waits for the one in
   // flight (only an asynchronous backend gets here: a synchronous commit holds the mutex).
   // One that orders them (IndexedDB) starts this one now, carrying every pending change,
@@ -531,25 +403,11 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
     lock.unlock();
     return done({});
   }
+  const bool synchronous = state->store_backend->completes_synchronously();
   auto ticket = std::make_shared<commit_ticket>();
-  change_set changes = gather_pending(*state, *ticket, !synchronous || in_background);
+  change_set changes = gather_pending(*state, *ticket, !synchronous);
   ++state->commits_in_flight;
 
-  if (synchronous && in_background) {
-    // The snapshot is taken here; the worker writes it. Settled as an asynchronous commit.
-    std::shared_ptr<owned_change_set> snapshot = own(changes);
-    if (!state->worker) state->worker = std::make_shared<shared_state::background>();
-    std::shared_ptr<shared_state::background> worker = state->worker;
-    lock.unlock();
-    std::weak_ptr<shared_state> weak = state;
-    worker->post(worker, [weak, ticket, snapshot, done = std::move(done)]() mutable {
-      status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
-      if (auto s = weak.lock())  // prefs waits for this job before it lets the state go
-        s->store_backend->commit(snapshot->changes, [&](status result) { outcome = std::move(result); });
-      finish_commit(weak, *ticket, std::move(outcome), done);
-    });
-    return;
-  }
   if (synchronous) {
     status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
     state->store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
@@ -561,7 +419,15 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
   lock.unlock();  // the backend copies the change set before commit() returns
   std::weak_ptr<shared_state> weak = state;
   state->store_backend->commit(changes, [weak, ticket, done = std::move(done)](status outcome) mutable {
-    finish_commit(weak, *ticket, std::move(outcome), done);
+    std::vector<std::function<void(status)>> waiting;
+    if (auto s = weak.lock()) {
+      std::lock_guard relock(s->mutex);
+      --s->commits_in_flight;
+      if (outcome) settle_asynchronous(*s, *ticket);
+      waiting.swap(s->waiting);
+    }
+    done(std::move(outcome));
+    commit_waiting(weak, std::move(waiting));
   });
 }
 
@@ -569,8 +435,7 @@ status prefs::save() {
   if (!state_->store_backend->completes_synchronously())
     return error{errc::commit_pending, 0, "this backend commits asynchronously: use save_async"};
   status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
-  commit(
-      state_, [&](status s) { outcome = std::move(s); }, false);  // here, on the calling thread
+  save_async([&](status s) { outcome = std::move(s); });
   return outcome;
 }
 

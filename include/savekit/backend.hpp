@@ -105,10 +105,6 @@ class backend {
   virtual void commit(const change_set& changes, std::function<void(status)> done) = 0;
 
   virtual bool completes_synchronously() const { return true; }
-  // True if prefs::save_async should run this synchronous backend's commit on a worker
-  // thread, so that the caller's frame does not wait for the disk (the file backend: its
-  // append and fdatasync). prefs::save() still commits on the calling thread.
-  virtual bool commits_in_background() const { return false; }
 
   // True if a commit may start while earlier ones are in flight: they complete in the order
   // they were made, each applied on top of the previous (IndexedDB orders readwrite

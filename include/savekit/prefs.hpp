@@ -193,10 +193,7 @@ class prefs {
   // asynchronous backend this returns errc::commit_pending: use save_async.
   status save();
   // Commits and calls done with the outcome when the backend has finished (with the
-  // IndexedDB backend: when the readwrite transaction has completed). With the file
-  // backend the pending changes are copied here and written, synced, by the store's
-  // worker thread — done runs there — so the caller does not wait for the disk; save(),
-  // maintenance() and the destructor wait for such a commit first. Called while a
+  // IndexedDB backend: when the readwrite transaction has completed). Called while a
   // commit is in flight, it waits for that one, then commits what is still pending — or,
   // with a backend that orders overlapping commits (IndexedDB), starts at once with every
   // pending change, those in flight included.
@@ -240,8 +237,6 @@ class prefs {
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
     int commits_in_flight = 0;                         // more than one only with a backend that orders_commits()
-    struct background;                                 // commits save_async runs on a worker (src/prefs.cpp)
-    std::shared_ptr<background> worker;                // made by the first one
     std::vector<std::function<void(status)>> waiting;  // save_async calls made during a commit
     recovery_report report;
     std::string scratch;  // encoding buffer, reused
@@ -251,11 +246,7 @@ class prefs {
 
   // Committing, in named steps (src/prefs.cpp; the rules are in docs/design.md).
   struct commit_ticket;
-  static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done, bool in_background = false);
-  static void finish_commit(const std::weak_ptr<shared_state>& weak, const commit_ticket& ticket, status outcome,
-                            std::function<void(status)>& done);
-  static void wait_for_background(shared_state& s, std::unique_lock<detail::store_mutex>& lock);
-  static void drain(const std::shared_ptr<shared_state>& state);
+  static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done);
   static change_set gather_pending(shared_state& s, commit_ticket& ticket, bool remember_versions);
   static void settle_synchronous(shared_state& s, const commit_ticket& ticket);
   static void settle_asynchronous(shared_state& s, const commit_ticket& ticket);
