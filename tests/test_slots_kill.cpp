@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/kill_child.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -72,29 +73,20 @@ TEST(SlotsKill, KillNineDuringBackgroundWrites) {
   std::array<std::int64_t, slot_count> seen{};
   std::int64_t acknowledged_total = 0;
   for (int round = 0; round < kills; ++round) {
-    int pipe_fds[2];
-    ASSERT_EQ(::pipe(pipe_fds), 0);
-    pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(pipe_fds[0]);
-      write_forever(folder, pipe_fds[1]);
-    }
-    ::close(pipe_fds[1]);
-    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(500, 20000)(rng)));
-    ::kill(child, SIGKILL);
-    int wait_status = 0;
-    ::waitpid(child, &wait_status, 0);
-    ASSERT_TRUE(WIFSIGNALED(wait_status)) << "the child stopped by itself: exit " << WEXITSTATUS(wait_status);
+    auto child =
+        test_support::run_then_kill([&](int ack_fd) { write_forever(folder, ack_fd); },
+                                    std::chrono::microseconds(std::uniform_int_distribution<int>(500, 20000)(rng)));
+    ASSERT_GE(child.acknowledgements, 0);
+    ASSERT_TRUE(child.killed) << "the child stopped by itself: exit " << child.exit_code;
 
     std::array<std::int64_t, slot_count> acknowledged{};
     ack a{};
-    while (::read(pipe_fds[0], &a, sizeof a) == sizeof a) {
+    while (::read(child.acknowledgements, &a, sizeof a) == sizeof a) {
       ASSERT_TRUE(a.slot >= 0 && a.slot < slot_count);
       acknowledged[static_cast<std::size_t>(a.slot)] = a.counter;
       ++acknowledged_total;
     }
-    ::close(pipe_fds[0]);
+    ::close(child.acknowledgements);
 
     auto s = savekit::slots::open(folder);  // the dead child's lock is gone with it
     ASSERT_TRUE(s) << s.error().to_string();

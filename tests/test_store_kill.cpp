@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/kill_child.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -50,24 +51,15 @@ TEST(StoreKill, KillNineAtRandomInstants) {
   const int kills = 200;
   std::int64_t previous_state = 0;
   for (int round = 0; round < kills; ++round) {
-    int pipe_fds[2];
-    ASSERT_EQ(::pipe(pipe_fds), 0);
-    pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      ::close(pipe_fds[0]);
-      commit_forever(path, pipe_fds[1]);
-    }
-    ::close(pipe_fds[1]);
-    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(200, 8000)(rng)));
-    ::kill(child, SIGKILL);
-    int wait_status = 0;
-    ::waitpid(child, &wait_status, 0);
-    ASSERT_TRUE(WIFSIGNALED(wait_status)) << "the child stopped by itself: exit " << WEXITSTATUS(wait_status);
+    auto child =
+        test_support::run_then_kill([&](int ack_fd) { commit_forever(path, ack_fd); },
+                                    std::chrono::microseconds(std::uniform_int_distribution<int>(200, 8000)(rng)));
+    ASSERT_GE(child.acknowledgements, 0);
+    ASSERT_TRUE(child.killed) << "the child stopped by itself: exit " << child.exit_code;
 
     std::int64_t acknowledged = 0, ack;
-    while (::read(pipe_fds[0], &ack, sizeof ack) == sizeof ack) acknowledged = ack;
-    ::close(pipe_fds[0]);
+    while (::read(child.acknowledgements, &ack, sizeof ack) == sizeof ack) acknowledged = ack;
+    ::close(child.acknowledgements);
 
     auto p = savekit::prefs::open(path, small_log);
     ASSERT_TRUE(p) << p.error().to_string();
