@@ -47,6 +47,8 @@ class file_backend final : public backend {
   }
 
   std::string describe() const override { return "file " + path_; }
+  // An append and an fdatasync (a compaction now and then): save_async runs them on a worker.
+  bool commits_in_background() const override { return true; }
 
   status maintenance() const override { return maintenance_; }
 

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <random>
+#include <thread>
 
 namespace savekit {
 
@@ -61,8 +64,14 @@ result<prefs> prefs::open(std::unique_ptr<backend> store_backend) {
 }
 
 prefs::prefs(prefs&& other) noexcept = default;
-prefs& prefs::operator=(prefs&& other) noexcept = default;
-prefs::~prefs() = default;
+prefs& prefs::operator=(prefs&& other) noexcept {
+  if (this != &other) {
+    stop_background();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+prefs::~prefs() { stop_background(); }
 
 status prefs::check_key(std::string_view key) {
   if (key.empty()) return key_error(errc::invalid_key, key, "empty key");
@@ -311,6 +320,7 @@ std::size_t prefs::size() const {
 }
 
 status prefs::maintenance() const {
+  std::lock_guard wait_for_commit(state_->commit_mutex);  // the worker's commit updates it
   std::lock_guard lock(state_->mutex);
   return state_->store_backend->maintenance();
 }
@@ -330,6 +340,88 @@ struct prefs::commit_ticket {
 };
 
 void prefs::save_async(std::function<void(status)> done) { commit(state_, std::move(done)); }
+
+// ---- background commits (docs/design.md, "Background commits") ----
+
+// save_async's queue: one job per call, run in order by one thread per store. A job takes
+// what is pending when it starts, not when it was queued, so that no job ever writes an
+// older value over a newer one that save() (or an earlier job) committed.
+struct prefs::background_commits {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::function<void(status)>> jobs;  // each a save_async's done
+  bool stopping = false;
+  std::thread thread;
+  std::atomic<std::thread::id> thread_id;
+  bool on_worker() const { return std::this_thread::get_id() == thread_id.load(); }
+};
+
+void prefs::run_background(std::shared_ptr<shared_state> keep) {
+  background_commits& b = *keep->background;
+  for (;;) {
+    std::function<void(status)> done;
+    {
+      std::unique_lock lock(b.mutex);
+      b.changed.wait(lock, [&] { return b.stopping || !b.jobs.empty(); });
+      if (b.jobs.empty()) break;  // closed, and every queued save has run
+      done = std::move(b.jobs.front());
+      b.jobs.pop_front();
+    }
+    status outcome = commit_in_background(*keep);
+    if (done) done(std::move(outcome));  // no lock held: it may save, or close the store
+    done = nullptr;                      // and its captures go before any lock is taken again (they may hold the store)
+  }
+  // keep, possibly the last owner of the store, goes here, on this thread: the thread was
+  // detached by whoever closed the store (stop_background).
+}
+
+void prefs::stop_background() {
+  if (!state_ || !state_->background) return;
+  background_commits& b = *state_->background;
+  {
+    std::lock_guard lock(b.mutex);
+    b.stopping = true;
+  }
+  b.changed.notify_all();
+  if (!b.thread.joinable()) return;
+  if (b.on_worker())
+    b.thread.detach();  // closed from a callback: the worker runs what is queued, then ends
+  else
+    b.thread.join();  // waits for every queued save
+}
+
+// The backend's commit without the store's mutex: the changes are copied out under it,
+// written, and settled under it again by version (changes made meanwhile stay pending).
+status prefs::commit_in_background(shared_state& s) {
+  std::lock_guard one_commit(s.commit_mutex);
+  struct owned_change {
+    std::string key;
+    value_type type;
+    std::string value;
+    bool erase;
+  };
+  std::vector<owned_change> owned;
+  commit_ticket ticket;
+  change_set changes;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.dirty.empty() && !s.clear_pending) return {};
+    change_set pending = gather_pending(s, ticket, true);
+    changes.clear_all = pending.clear_all;
+    owned.reserve(pending.changes.size());
+    for (const change& c : pending.changes)
+      owned.push_back({std::string{c.key}, c.type, std::string{c.value}, c.erase});
+  }
+  changes.changes.reserve(owned.size());
+  for (const owned_change& c : owned) changes.changes.push_back(change{c.key, c.type, c.value, c.erase});
+  status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
+  s.store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
+  if (outcome) {
+    std::lock_guard lock(s.mutex);
+    settle_asynchronous(s, ticket);
+  }
+  return outcome;
+}
 
 // docs/design.md, "Commits may complete later": a commit carries every pending change.
 // The versions are remembered only for a backend that reports later, when other changes
@@ -390,9 +482,26 @@ void prefs::commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<
 }
 
 void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
+#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
+  if (state->store_backend->commits_in_background()) {
+    std::unique_lock lock(state->mutex);
+    if (!state->background) state->background = std::make_shared<background_commits>();
+    lock.unlock();
+    background_commits& b = *state->background;
+    std::lock_guard queue_lock(b.mutex);
+    b.jobs.push_back(std::move(done));
+    if (!b.thread.joinable() && !b.stopping) {
+      b.thread = std::thread(run_background, state);
+      b.thread_id = b.thread.get_id();
+    }
+    b.changed.notify_all();
+    return;
+  }
+#endif
+  if (state->store_backend->completes_synchronously()) return done(commit_here(*state));
   std::unique_lock lock(state->mutex);
   // A backend that does not order overlapping commits: this save waits for the one in
-  // flight (only an asynchronous backend gets here: a synchronous commit holds the mutex).
+  // flight.
   // One that orders them (IndexedDB) starts this one now, carrying every pending change,
   // those in flight included, so that it alone leaves the state complete.
   if (state->commits_in_flight > 0 && !state->store_backend->orders_commits()) {
@@ -403,19 +512,9 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
     lock.unlock();
     return done({});
   }
-  const bool synchronous = state->store_backend->completes_synchronously();
   auto ticket = std::make_shared<commit_ticket>();
-  change_set changes = gather_pending(*state, *ticket, !synchronous);
+  change_set changes = gather_pending(*state, *ticket, true);
   ++state->commits_in_flight;
-
-  if (synchronous) {
-    status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
-    state->store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
-    --state->commits_in_flight;
-    if (outcome) settle_synchronous(*state, *ticket);
-    lock.unlock();  // done may call back into the store
-    return done(std::move(outcome));
-  }
   lock.unlock();  // the backend copies the change set before commit() returns
   std::weak_ptr<shared_state> weak = state;
   state->store_backend->commit(changes, [weak, ticket, done = std::move(done)](status outcome) mutable {
@@ -434,8 +533,21 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
 status prefs::save() {
   if (!state_->store_backend->completes_synchronously())
     return error{errc::commit_pending, 0, "this backend commits asynchronously: use save_async"};
+  return commit_here(*state_);
+}
+
+// A synchronous commit on the calling thread, the store's mutex held throughout: nothing
+// changes meanwhile, so the whole change set is settled. After (never interleaved with) a
+// background commit in progress; saves still queued then find less to do.
+status prefs::commit_here(shared_state& s) {
+  std::lock_guard one_commit(s.commit_mutex);
+  std::lock_guard lock(s.mutex);
+  if (s.dirty.empty() && !s.clear_pending) return {};
+  commit_ticket ticket;
+  change_set changes = gather_pending(s, ticket, false);
   status outcome = error{errc::io_error, 0, "backend did not report the commit's outcome"};
-  save_async([&](status s) { outcome = std::move(s); });
+  s.store_backend->commit(changes, [&](status result) { outcome = std::move(result); });
+  if (outcome) settle_synchronous(s, ticket);
   return outcome;
 }
 

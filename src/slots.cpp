@@ -101,6 +101,7 @@ generation_info damaged_info(std::uint64_t generation, std::string problem) {
 
 struct slots::state {
   file_system* fs = nullptr;
+  std::shared_ptr<file_system> owned_fs;  // fs, when the slots keep it alive
   std::string folder;
   slots_options options;
   std::unique_ptr<file_system::lock_token> lock;
@@ -117,6 +118,7 @@ struct slots::state {
   std::condition_variable queue_changed;
   std::deque<queued_write> queue;
   bool writing = false;
+  std::size_t awaiting_durability = 0;  // written, waiting for when_durable (the browser)
   bool stopping = false;
   std::thread worker;
   std::atomic<std::thread::id> worker_id;
@@ -609,9 +611,10 @@ status slots::check_name(std::string_view name) {
   return {};
 }
 
-result<slots> slots::open(const std::string& given, slots_options options) {
+result<slots> slots::open(const std::string& given, slots_options options, std::shared_ptr<file_system> owned) {
   auto s = std::make_shared<state>();
-  s->fs = options.fs ? options.fs : &posix_file_system();
+  s->owned_fs = std::move(owned);
+  s->fs = s->owned_fs ? s->owned_fs.get() : options.fs ? options.fs : &posix_file_system();
   s->options = std::move(options);
   file_system& fs = *s->fs;
   std::string path = given;
@@ -653,6 +656,10 @@ result<slots> slots::open(const std::string& given, slots_options options) {
   return slots{std::move(s)};
 }
 
+result<slots> slots::open(const std::string& path, slots_options options) {
+  return open(path, std::move(options), nullptr);
+}
+
 // ---- writing ----
 
 status slots::write_encoded(std::string_view name, encoded_save save) {
@@ -675,10 +682,26 @@ void slots::queue_write(std::string_view name, snapshot save, std::function<void
   result<encoded_save> encoded = save();
   status outcome = encoded ? s.write_save(name, *encoded) : status{std::move(encoded).error()};
   if (!outcome) {
-    std::lock_guard lock(s.queue_mutex);
-    if (!s.first_failure) s.first_failure = outcome.error();
+    s.first_failure = s.first_failure.value_or(outcome.error());
+    return deliver(std::move(done), std::move(outcome));
   }
-  return deliver(std::move(done), std::move(outcome));
+  // Written; it is saved once durable (the browser: when IndexedDB completes it).
+  // The state is not kept alive for it: a game may close the slots (and open them again)
+  // in a callback, and the folder must then be free. Closed meanwhile, done runs as soon
+  // as the outcome is known (no poll() will come).
+  ++s.awaiting_durability;
+  s.fs->when_durable([weak = std::weak_ptr<state>(state_), done = std::move(done)](status durable) mutable {
+    if (std::shared_ptr<state> alive = weak.lock()) {
+      --alive->awaiting_durability;
+      if (!durable) alive->first_failure = alive->first_failure.value_or(durable.error());
+      if (alive->options.completions == completion_thread::poll) {
+        if (done) alive->completed.emplace_back(std::move(done), durable);
+        return;
+      }
+    }  // and let go before the callback: it may close the slots
+    if (done) done(durable);
+  });
+  return;
 #endif
   std::lock_guard lock(s.queue_mutex);
   auto waiting = std::find_if(s.queue.begin(), s.queue.end(), [&](const auto& q) { return q.name == name; });
@@ -702,8 +725,22 @@ status slots::flush() {
   s.wait_for_queue();
   std::lock_guard lock(s.queue_mutex);
   std::optional<error> failure = std::exchange(s.first_failure, std::nullopt);
+  std::optional<error> later = s.fs->take_failure();  // both taken: the first is reported
   if (failure) return std::move(*failure);
+  if (later) return std::move(*later);
   return {};
+}
+
+void slots::when_durable(std::function<void(status)> done) {
+  status queued = flush();
+  if (!queued) return done(std::move(queued));
+  state_->fs->when_durable([weak = std::weak_ptr<state>(state_), done = std::move(done)](status durable) {
+    if (std::shared_ptr<state> alive = weak.lock()) {
+      std::optional<error> later = alive->fs->take_failure();
+      if (durable && later) durable = std::move(*later);  // a failure that surfaced meanwhile
+    }
+    done(std::move(durable));
+  });
 }
 
 std::size_t slots::poll() {
@@ -718,7 +755,7 @@ std::size_t slots::poll() {
 
 std::size_t slots::pending_writes() const {
   std::lock_guard lock(state_->queue_mutex);
-  return state_->queue.size() + (state_->writing ? 1 : 0);
+  return state_->queue.size() + (state_->writing ? 1 : 0) + state_->awaiting_durability;
 }
 
 std::string slots::next_autosave_name() {

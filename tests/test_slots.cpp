@@ -868,6 +868,24 @@ TEST(SlotFaults, InPollModeTheDestructorStillReportsEveryOutcome) {
   EXPECT_EQ(failures, 3);
 }
 
+TEST(SlotFaults, WhenDurableWaitsForQueuedWritesAndReportsTheFirstFailureOnce) {
+  test_support::fault_fs disk;
+  auto s = savekit::slots::open("/saves", {.fs = &disk});
+  ASSERT_TRUE(s);
+  disk.fail_creating(".tmp");
+  s->write_async("slot1", game(1), {});
+  std::optional<savekit::status> outcome;
+  s->when_durable([&](savekit::status st) { outcome = st; });
+  ASSERT_TRUE(outcome.has_value());  // on a disk: before it returns
+  EXPECT_EQ(outcome->error().code(), errc::io_error);
+  EXPECT_EQ(s->pending_writes(), 0u);
+  disk.fail_creating("");  // writable again
+  ASSERT_TRUE(s->write("slot1", game(2)));
+  s->when_durable([&](savekit::status st) { outcome = st; });
+  EXPECT_TRUE(*outcome) << "the failure was reported once";
+  EXPECT_TRUE(s->flush());
+}
+
 // ---- the compact form across versions ----
 
 namespace {

@@ -106,6 +106,11 @@ class backend {
 
   virtual bool completes_synchronously() const { return true; }
 
+  // True if prefs::save_async should run this (synchronous) backend's commits on a worker
+  // thread, so that the caller does not wait for the disk: the file backend. Such a commit
+  // may run while other threads call describe() (maintenance() waits for it).
+  virtual bool commits_in_background() const { return false; }
+
   // True if a commit may start while earlier ones are in flight: they complete in the order
   // they were made, each applied on top of the previous (IndexedDB orders readwrite
   // transactions over the same object store this way). prefs then never makes a save wait.

@@ -22,7 +22,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,6 +96,14 @@ class file_system {
   virtual result<std::unique_ptr<lock_token>> lock(const std::string& path, lock_mode mode, bool create) = 0;
   // Locks an open file itself (whatever its names) until the handle is closed.
   virtual status lock(int handle, lock_mode mode) = 0;
+
+  // For file systems whose changes become durable after the call that made them returns
+  // (the browser's IndexedDB): done gets ok once every change made so far is durable, or
+  // the failure that undid them. Disks are durable when sync/sync_directory return: at once.
+  virtual void when_durable(std::function<void(status)> done) { done(status{}); }
+  // A failure that surfaced after the call that made the change had returned success, not
+  // yet taken (none on disks).
+  virtual std::optional<error> take_failure() { return std::nullopt; }
 };
 
 // The real one: POSIX open/write/fdatasync/rename, flock on "<store>.lock" and on the store.

@@ -41,6 +41,7 @@
 
 #include "savekit/error.hpp"
 #include "savekit/prefs.hpp"
+#include "savekit/slots.hpp"
 
 namespace savekit::web {
 
@@ -102,6 +103,35 @@ struct autosave_event {
 void set_autosave_listener(std::function<void(const std::string& name, const status& outcome)> listener);
 // The same, for every automatic attempt, with its trigger and "nothing to commit" told apart.
 void on_autosave(std::function<void(const autosave_event& event)> listener);
+
+// ---- slots ----------------------------------------------------------------------------------
+//
+//   savekit::web::open_slots("player", [](savekit::result<savekit::slots> s, const savekit::web::storage_info&) {
+//     if (!s) return show(s.error());
+//     for (const savekit::slot_info& slot : s->list()) ...        // the load menu, at once
+//     s->write_async("slot1", game, meta, [](savekit::status saved) { /* in IndexedDB, or not */ });
+//   });
+//
+// The same slots (savekit/slots.hpp) in IndexedDB: database "savekit-slots:" + name, a
+// record per generation file, in the format of the files on a disk (docs/format.md).
+// IndexedDB has no blocking calls, so the slots' files are loaded into memory at open and
+// every read is served from there; a change is made there at once and sent to IndexedDB
+// when the calling JavaScript task ends, the changes of one call (a write and the pruning
+// of its oldest generation, a rename) in one readwrite transaction, durability "strict".
+// write_async's callback runs when the browser has completed that transaction. A failed
+// transaction (QuotaExceededError → errc::storage_full) undoes its changes in memory too,
+// and those of the transactions queued behind it: the slots read as IndexedDB holds them.
+// Memory holds every kept generation: keep_generations × the saves' size.
+struct indexeddb_slots_options {
+  slots_options slots = {};         // encoding, keep_generations, read_only, ... (its fs is not used)
+  bool request_persistence = true;  // as indexeddb_options
+  bool exclusive = true;            // a Web Lock: a second tab gets errc::locked
+  bool wait_for_lock = false;       // ... or waits for the tab that has the slots
+};
+using open_slots_callback = std::function<void(result<slots> opened, const storage_info& storage)>;
+void open_slots(const std::string& name, open_slots_callback done, indexeddb_slots_options options = {});
+// Deletes the slots' database; errc::locked while they are open.
+void delete_slots(const std::string& name, std::function<void(status)> done);
 
 // Resolves (or rejects, with an Error whose message is "code: message") the JavaScript promise that
 // Module.savekitPromise(fn) created and handed to fn as `id`: how a C++ function exported to

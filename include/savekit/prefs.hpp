@@ -15,7 +15,8 @@
 // pending and a retry commits them.
 //
 // Thread safety: every member function may be called from any thread; calls are
-// serialized by an internal mutex (save() holds it while the backend commits).
+// serialized by an internal mutex (save() holds it while the backend commits; a commit of
+// save_async on the worker thread does not).
 #pragma once
 
 #include <atomic>
@@ -197,6 +198,12 @@ class prefs {
   // commit is in flight, it waits for that one, then commits what is still pending — or,
   // with a backend that orders overlapping commits (IndexedDB), starts at once with every
   // pending change, those in flight included.
+  // With the file backend the commit runs on the store's worker thread, and done runs
+  // there: the call only queues it. Each queued save commits, when its turn comes, every
+  // change made up to then (at least those made before the call), and reports in the order
+  // of the calls; set/get go on meanwhile, and changes made during the write stay pending
+  // for the next save. The destructor waits for the queued saves; a callback may call
+  // save(), save_async() or destroy the store.
   void save_async(std::function<void(status)> done);
   bool has_pending_changes() const;
 
@@ -225,6 +232,8 @@ class prefs {
   };
   using entry_map = std::unordered_map<std::string, entry, detail::key_hash, std::equal_to<>>;
 
+  struct background_commits;  // src/prefs.cpp
+
   // Shared so that an asynchronous commit completing after the prefs is gone or moved
   // finds it (through a weak_ptr) or skips its bookkeeping.
   struct shared_state {
@@ -236,6 +245,9 @@ class prefs {
     std::uint64_t version = 0;
     bool clear_pending = false;
     std::uint64_t clear_version = 0;
+    // Serializes the backend's commits (taken before mutex): save() and the worker's.
+    std::mutex commit_mutex;
+    std::shared_ptr<background_commits> background;    // save_async's worker, once started
     int commits_in_flight = 0;                         // more than one only with a backend that orders_commits()
     std::vector<std::function<void(status)>> waiting;  // save_async calls made during a commit
     recovery_report report;
@@ -247,6 +259,10 @@ class prefs {
   // Committing, in named steps (src/prefs.cpp; the rules are in docs/design.md).
   struct commit_ticket;
   static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done);
+  static status commit_here(shared_state& s);           // save(): holds the mutex through the commit
+  static status commit_in_background(shared_state& s);  // the worker: holds it only to gather and settle
+  static void run_background(std::shared_ptr<shared_state> keep);
+  void stop_background();
   static change_set gather_pending(shared_state& s, commit_ticket& ticket, bool remember_versions);
   static void settle_synchronous(shared_state& s, const commit_ticket& ticket);
   static void settle_asynchronous(shared_state& s, const commit_ticket& ticket);

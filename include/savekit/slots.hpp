@@ -130,6 +130,8 @@ class slots {
   // (read-only opens take no lock). Leftover temporary files of interrupted writes are
   // removed. The path is resolved once: a later chdir changes nothing.
   static result<slots> open(const std::string& path, slots_options options = {});
+  // The same on a file system the slots keep alive (the browser's: web::open_slots).
+  static result<slots> open(const std::string& path, slots_options options, std::shared_ptr<file_system> fs);
 
   slots(slots&&) noexcept;
   slots& operator=(slots&&) noexcept;
@@ -165,12 +167,19 @@ class slots {
   template <class T>
   std::string autosave_async(const T& value, const slot_meta& meta, std::function<void(status)> done = {},
                              write_options options = {});
-  // Waits for every queued write; returns the first failure among them, if any.
+  // Waits for every queued write; returns the first failure since the last flush, if any.
+  // (In the browser it cannot wait: it returns the failures known so far; see when_durable.)
   status flush();
+  // Calls done once every change made so far is durable, with the first failure since the
+  // last flush or when_durable, if any. On a disk that is when the queued writes are done
+  // (done runs before this returns); in the browser, when IndexedDB has completed their
+  // transactions — a failure there also undoes the changes (the slots read as before them),
+  // even those of a write() that had returned success.
+  void when_durable(std::function<void(status)> done);
   // Runs the callbacks of finished asynchronous writes (completion_thread::poll) on the
   // calling thread; returns how many ran.
   std::size_t poll();
-  // Writes queued or in progress.
+  // Writes queued or in progress (in the browser: also written, not yet durable).
   std::size_t pending_writes() const;
 
   // ---- reading ----

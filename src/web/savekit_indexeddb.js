@@ -1,9 +1,11 @@
 // The IndexedDB backend: the JavaScript half (an Emscripten --js-library). See
-// src/web/indexeddb_backend.cpp for the C++ half and the byte layouts they exchange.
+// src/web/idb_bridge.cpp for the C++ half and the byte layouts they exchange.
 //
-// Database "savekit:NAME" (created at version 1; any version other code moved it to is
-// fine): object store "entries" (out-of-line binary keys: the store's key bytes; values:
-// Uint8Array [value_type][bytes]) and "meta" ("format" → 1, which savekit wrote it).
+// One database per store, named by the C++ half: "savekit:NAME" for a prefs store,
+// "savekit-slots:NAME" for a slots folder (created at version 1; any version other code
+// moved it to is fine). Object store "entries": out-of-line binary keys and Uint8Array
+// values (a prefs key and [value_type][bytes]; a slot file's name and its bytes), and
+// "meta" ("format" → 1, which savekit wrote it). The Web Lock has the database's name.
 
 mergeInto(LibraryManager.library, {
   $SAVEKIT_IDB__deps: ['$callUserCallback'],
@@ -65,7 +67,7 @@ mergeInto(LibraryManager.library, {
       });
       window.addEventListener('pagehide', hidden);
     },
-    // Holds the Web Lock "savekit:NAME" until the store closes: calls then(release), or
+    // Holds the Web Lock named like the database until the store closes: calls then(release), or
     // then(null, kind, message) when another holder has it or locks are refused. With
     // wait, waits for the holder (another tab) to let it go instead.
     lock: function(name, exclusive, wait, then) {
@@ -82,8 +84,8 @@ mergeInto(LibraryManager.library, {
       // A store this page has just closed releases its lock asynchronously: wait for that.
       (SAVEKIT_IDB.releasing[name] || Promise.resolve()).then(function() {
         var held = false;
-        var request = navigator.locks.request('savekit:' + name, wait ? {} : {ifAvailable: true}, function(lock) {
-          if (!lock) { then(null, SAVEKIT_IDB.kind.locked, 'savekit:' + name + ' is open in another tab or window'); return undefined; }
+        var request = navigator.locks.request(name, wait ? {} : {ifAvailable: true}, function(lock) {
+          if (!lock) { then(null, SAVEKIT_IDB.kind.locked, name + ' is open in another tab or window'); return undefined; }
           held = true;
           return new Promise(function(resolve) {
             then(function() {
@@ -108,7 +110,7 @@ mergeInto(LibraryManager.library, {
       return made;
     },
     // Opens the database at whatever version it has (creating it at version 1), then
-    // ready(db). Other code on the origin may have opened "savekit:NAME" first — without a
+    // ready(db). Other code on the origin may have opened the database first — without a
     // version, which creates it empty, or with a version of its own: the database is then
     // reopened at the next version to add savekit's stores, and a foreign version number
     // alone never hides a save (only meta.format says which savekit wrote it).
@@ -120,7 +122,7 @@ mergeInto(LibraryManager.library, {
       var attempt = function(version, tries) {
         var opening, done = false;
         try {
-          opening = version ? indexedDB.open('savekit:' + name, version) : indexedDB.open('savekit:' + name);
+          opening = version ? indexedDB.open(name, version) : indexedDB.open(name);
         } catch (e) {
           return fail(I.kind.unavailable, I.describe(e, 'IndexedDB refused to open'));
         }
@@ -139,7 +141,7 @@ mergeInto(LibraryManager.library, {
         // Adding the stores needs every other connection closed: savekit's own close on a
         // version change; other code on the origin may not.
         opening.onblocked = function() {
-          give_up(I.kind.io, 'savekit:' + name + ' lacks savekit\'s stores and another connection keeps it open ' +
+          give_up(I.kind.io, name + ' lacks savekit\'s stores and another connection keeps it open ' +
                              '(code on this page or another page of this site): close it and try again');
         };
         opening.onsuccess = function() {
@@ -152,7 +154,7 @@ mergeInto(LibraryManager.library, {
           var next = db.version + 1;
           db.close();
           done = true;
-          if (tries >= 3) return fail(I.kind.io, 'savekit:' + name + ': could not add savekit\'s stores');
+          if (tries >= 3) return fail(I.kind.io, name + ': could not add savekit\'s stores');
           attempt(next, tries + 1);
         };
       };
@@ -208,7 +210,7 @@ mergeInto(LibraryManager.library, {
       if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
       if (!entry.db) {
         return I.reportCommit(request, I.kind.io,
-                              'savekit:' + entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
+                              entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
       }
       var tx;
       try {
@@ -324,7 +326,7 @@ mergeInto(LibraryManager.library, {
             if (typeof format === 'number' && format > I.format) {
               delete I.connections[id];
               db.close();
-              return fail(I.kind.newerFormat, 'savekit:' + name + ' was written by a newer savekit (format ' + format + ')');
+              return fail(I.kind.newerFormat, name + ' was written by a newer savekit (format ' + format + ')');
             }
             // Flatten to ([u32 key size][key][u32 record size][record])*; non-binary records
             // are passed as empty ones, which the C++ half reports and leaves alone.
@@ -370,6 +372,15 @@ mergeInto(LibraryManager.library, {
     }, ms);
   },
 
+  // Calls back once the running JavaScript task ends (a microtask): the changes a
+  // synchronous call made go out together, as one transaction.
+  savekit_idb_soon__deps: ['$callUserCallback'],
+  savekit_idb_soon: function(connection) {
+    var run = function() { callUserCallback(function() { _savekit_idb_soon_tick(connection); }); };
+    if (typeof queueMicrotask === 'function') queueMicrotask(run);
+    else Promise.resolve().then(run);
+  },
+
   savekit_idb_close__deps: ['$SAVEKIT_IDB'],
   savekit_idb_close: function(connection) {
     var entry = SAVEKIT_IDB.connections[connection];
@@ -406,7 +417,7 @@ mergeInto(LibraryManager.library, {
       if (!release) return report(kind, message);
       var deleting;
       try {
-        deleting = indexedDB.deleteDatabase('savekit:' + name);
+        deleting = indexedDB.deleteDatabase(name);
       } catch (e) {
         release();
         return report(I.kind.unavailable, I.describe(e, 'IndexedDB refused'));

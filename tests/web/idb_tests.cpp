@@ -1,7 +1,5 @@
 // The IndexedDB backend's C++ suite, run in Chromium (idb_tests.html, driven by
-// run_browser_tests.mjs). IndexedDB answers asynchronously, so each test is a chain of
-// steps: a step gets `next` and calls it when its callbacks are done. Every check is
-// printed; the page's window.testsFailed counts the failures.
+// run_browser_tests.mjs; the harness is page_test.hpp). The slots' suite is slots_tests.cpp.
 #include <emscripten/emscripten.h>
 
 #include <chrono>
@@ -12,25 +10,25 @@
 #include <string>
 #include <vector>
 
+#include "page_test.hpp"
 #include "savekit/indexeddb.hpp"
 #include "savekit/savekit.hpp"
 
+// Declared in page_test.hpp.
+EM_JS(void, report_done, (int passed_checks, int failed_checks), {
+  window.testsPassed = passed_checks;
+  window.testsFailed = failed_checks;
+  window.testsDone = true;
+});
+EM_JS(void, abort_next_commit, (), { Module.savekitTestHooks.abortNext = true; });
+EM_JS(int, last_commit_operations, (), { return Module.savekitTestHooks.lastOperations; });
+EM_JS(int, page_phase_is, (const char* phase),
+      { return new URLSearchParams(location.search).get('phase') == UTF8ToString(phase) ? 1 : 0; });
+
 namespace {
 
-int passed = 0;
-int failed = 0;
-std::string current_test;
+using namespace page_test;
 
-void check(bool ok, const char* what, int line) {
-  if (ok) {
-    ++passed;
-    return;
-  }
-  ++failed;
-  std::printf("  FAILED %s: line %d: %s\n", current_test.c_str(), line, what);
-}
-#define CHECK(condition) check(static_cast<bool>(condition), #condition, __LINE__)
-#define CHECK_EQ(a, b) check((a) == (b), #a " == " #b, __LINE__)
 // In a raw step: the store must be open, else the step fails and the test goes on.
 #define REQUIRE_STORE(next)      \
   do {                           \
@@ -38,14 +36,6 @@ void check(bool ok, const char* what, int line) {
     if (!store) return (next)(); \
   } while (false)
 
-EM_JS(void, report_done, (int passed_checks, int failed_checks), {
-  window.testsPassed = passed_checks;
-  window.testsFailed = failed_checks;
-  window.testsDone = true;
-});
-// Operations on the page's side that a test needs.
-EM_JS(void, abort_next_commit, (), { Module.savekitTestHooks.abortNext = true; });
-EM_JS(int, last_commit_operations, (), { return Module.savekitTestHooks.lastOperations; });
 // Other code on the site upgrading, or deleting, a store's database while it is open.
 EM_JS(void, upgrade_database_elsewhere, (const char* name), {
   var request = indexedDB.open('savekit:' + UTF8ToString(name), 50);
@@ -59,15 +49,6 @@ EM_JS(void, hide_page, (), {
   document.dispatchEvent(new Event('visibilitychange'));
   Object.defineProperty(document, 'visibilityState', {value : 'visible', configurable : true});
 });
-
-using next_fn = std::function<void()>;
-using step = std::function<void(next_fn)>;
-
-// Runs steps one after another, then `done`.
-void run_steps(std::shared_ptr<std::vector<step>> steps, std::size_t at, next_fn done) {
-  if (at == steps->size()) return done();
-  (*steps)[at]([steps, at, done] { run_steps(steps, at + 1, done); });
-}
 
 struct Equip {
   std::string name;
@@ -142,17 +123,6 @@ step act(std::function<void()> body) {
     next();
   };
 }
-step wait_ms(int milliseconds) {
-  return [milliseconds](next_fn next) {
-    auto* pending = new next_fn(std::move(next));
-    emscripten_async_call(
-        [](void* argument) {
-          std::unique_ptr<next_fn> resume(static_cast<next_fn*>(argument));
-          (*resume)();
-        },
-        pending, milliseconds);
-  };
-}
 step delete_database(std::string name, savekit::errc expected = savekit::errc::ok) {
   return [name, expected](next_fn next) {
     savekit::web::delete_indexeddb(name, [expected, next](savekit::status s) {
@@ -165,11 +135,6 @@ step delete_database(std::string name, savekit::errc expected = savekit::errc::o
 const std::string binary_key = std::string("k\0\xff\x01", 4);
 const std::string binary_value = std::string("a\0b\xc3\x28\xff", 6);  // NULs, invalid UTF-8
 const Status sample{7, {1, 2, 3}, {"ぬののふく", 4}, 2.25};
-
-struct test_case {
-  const char* name;
-  std::vector<step> steps;
-};
 
 test_case every_value_kind_survives_a_reopen() {
   return {"every kind of value survives closing and reopening",
@@ -530,6 +495,7 @@ void run_tests(std::shared_ptr<std::vector<test_case>> tests, std::size_t at) {
   run_steps(steps, 0, [tests, at, failed_before] {
     std::printf("%s %s\n", failed == failed_before ? "ok  " : "FAIL", (*tests)[at].name);
     store.reset();
+    slots_tests_reset();
     run_tests(tests, at + 1);
   });
 }
@@ -537,6 +503,12 @@ void run_tests(std::shared_ptr<std::vector<test_case>> tests, std::size_t at) {
 }  // namespace
 
 int main() {
-  run_tests(std::make_shared<std::vector<test_case>>(make_tests()), 0);
+  // ?phase=NAME runs one part of a test that closes the browser between parts.
+  std::vector<test_case> tests = slots_relaunch_phase();
+  if (tests.empty()) {
+    tests = make_tests();
+    for (test_case& t : make_slots_tests()) tests.push_back(std::move(t));
+  }
+  run_tests(std::make_shared<std::vector<test_case>>(std::move(tests)), 0);
   return 0;
 }

@@ -83,6 +83,33 @@ const tests = {
     }
   },
 
+  // Slots in IndexedDB (web::open_slots): what a write reported saved is there after the
+  // browser is killed and launched again on the same profile — the load menu, the
+  // thumbnails and the saves (the two halves: ?phase= in slots_tests.cpp).
+  async 'slots: the load menu, thumbnails and saves survive the browser being killed and launched again'() {
+    const profile = freshProfile();
+    const runPhase = async (context, phase) => {
+      const page = await context.newPage();
+      const lines = [];
+      page.on('console', (m) => lines.push(m.text()));
+      await page.goto(`${origin}/tests/web/idb_tests.html?phase=${phase}`);
+      try {
+        await page.waitForFunction(() => window.testsDone === true, null, { timeout: 60000 });
+      } finally {
+        console.log(lines.map((l) => '    ' + l).join('\n'));
+      }
+      const result = await page.evaluate(() => ({ failed: window.testsFailed, passed: window.testsPassed }));
+      assert.equal(result.failed, 0, `${phase}: ${result.failed} C++ checks failed`);
+      assert.ok(result.passed > 0, `${phase}: no C++ check ran`);
+    };
+    let context = await launch(profile);
+    await runPhase(context, 'slots-write');
+    await killBrowser(context, profile);
+    context = await launch(profile);
+    await runPhase(context, 'slots-check');
+    await context.close();
+  },
+
   // A real QuotaExceededError: the origin's quota lowered through the DevTools protocol.
   // Chromium applies the override only when it is set before the origin first uses storage
   // in that browser session: hence a new session, and the override before the game opens.

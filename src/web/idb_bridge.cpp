@@ -1,0 +1,189 @@
+// The C++ end of the bridge to savekit_indexeddb.js (see idb_bridge.hpp).
+#include "idb_bridge.hpp"
+
+#include <emscripten/emscripten.h>
+
+#include <unordered_map>
+
+// Implemented in savekit_indexeddb.js.
+extern "C" {
+void savekit_idb_open(const char* database, int request, int request_persistence, int exclusive, int wait_for_lock);
+void savekit_idb_autosave(int connection, int milliseconds);
+int savekit_idb_is_reconnecting(int connection);
+void savekit_idb_commit(int connection, int request, const std::uint8_t* data, std::size_t size);
+void savekit_idb_close(int connection);
+void savekit_idb_delete(const char* database, int request);
+void savekit_idb_soon(int connection);
+}
+
+namespace savekit::web::detail {
+namespace {
+
+// What the JavaScript half reports; mirrors SAVEKIT_IDB.kind in savekit_indexeddb.js.
+enum class outcome_kind : int { ok = 0, unavailable = 1, full = 2, io = 3, locked = 4, newer_format = 5 };
+
+status to_status(int kind, const char* message) {
+  std::string text = message ? message : "";
+  switch (static_cast<outcome_kind>(kind)) {
+    case outcome_kind::ok:
+      return {};
+    case outcome_kind::unavailable:
+      return error{errc::storage_unavailable, 0, text};
+    case outcome_kind::full:
+      return error{errc::storage_full, 0, text};
+    case outcome_kind::locked:
+      return error{errc::locked, 0, text};
+    case outcome_kind::newer_format:
+      return error{errc::unsupported_version, 0, text};
+    case outcome_kind::io:
+      break;
+  }
+  return error{errc::io_error, 0, text};
+}
+
+void put_u32(std::string& out, std::size_t value) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+persistence to_persistence(int code) {
+  switch (code) {
+    case 1:
+      return persistence::granted;
+    case 2:
+      return persistence::denied;
+    case 3:
+      return persistence::unsupported;
+    default:
+      return persistence::not_requested;
+  }
+}
+
+struct registry {
+  int next_request = 1;
+  std::unordered_map<int, std::function<void(status)>> waiting;  // commits and deletions
+  std::unordered_map<int, opened_fn> opens;
+  std::unordered_map<int, connection_owner*> owners;
+};
+registry& the_registry() {
+  static registry r;  // the browser runs savekit on one thread
+  return r;
+}
+
+connection_owner* owner_of(int connection) {
+  auto& owners = the_registry().owners;
+  auto found = owners.find(connection);
+  return found == owners.end() ? nullptr : found->second;
+}
+
+}  // namespace
+
+void open_database(const std::string& database, opened_fn done, bool request_persistence, bool exclusive,
+                   bool wait_for_lock) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.opens.emplace(request, std::move(done));
+  savekit_idb_open(database.c_str(), request, request_persistence, exclusive, wait_for_lock);
+}
+
+void delete_database(const std::string& database, std::function<void(status)> done) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.waiting.emplace(request, std::move(done));
+  savekit_idb_delete(database.c_str(), request);
+}
+
+void set_owner(int connection, connection_owner* owner) {
+  if (owner)
+    the_registry().owners[connection] = owner;
+  else
+    the_registry().owners.erase(connection);
+}
+
+void close_connection(int connection) { savekit_idb_close(connection); }
+bool is_reconnecting(int connection) { return savekit_idb_is_reconnecting(connection) != 0; }
+void start_autosave(int connection, int milliseconds) { savekit_idb_autosave(connection, milliseconds); }
+void request_soon(int connection) { savekit_idb_soon(connection); }
+
+void change_writer::put(std::string_view key, std::string_view record_prefix, std::string_view record) {
+  buffer_.push_back(1);
+  put_u32(buffer_, key.size());
+  buffer_.append(key);
+  put_u32(buffer_, record_prefix.size() + record.size());
+  buffer_.append(record_prefix);
+  buffer_.append(record);
+}
+
+void change_writer::erase(std::string_view key) {
+  buffer_.push_back(2);
+  put_u32(buffer_, key.size());
+  buffer_.append(key);
+}
+
+void send_changes(int connection, const change_writer& changes, std::function<void(status)> done) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.waiting.emplace(request, std::move(done));
+  const std::string& bytes = changes.bytes();
+  // The JavaScript half copies the buffer before returning and reports later.
+  savekit_idb_commit(connection, request, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+}
+
+bool take_sized(std::string_view& in, std::string_view& out) {
+  if (in.size() < 4) return false;
+  std::uint32_t size = 0;
+  for (int i = 0; i < 4; ++i) size |= std::uint32_t{static_cast<unsigned char>(in[i])} << (8 * i);
+  in.remove_prefix(4);
+  if (in.size() < size) return false;
+  out = in.substr(0, size);
+  in.remove_prefix(size);
+  return true;
+}
+
+}  // namespace savekit::web::detail
+
+// ---- called by savekit_indexeddb.js --------------------------------------------------------
+
+using namespace savekit;
+using namespace savekit::web::detail;
+
+extern "C" {
+
+// Buffers for what the JavaScript half hands over (strings, loaded records).
+EMSCRIPTEN_KEEPALIVE char* savekit_idb_alloc(std::size_t size) { return new char[size]; }
+EMSCRIPTEN_KEEPALIVE void savekit_idb_free(char* buffer) { delete[] buffer; }
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const char* records, std::size_t size,
+                                             int kind, const char* message, int persisted, double usage, double quota) {
+  registry& r = the_registry();
+  auto found = r.opens.find(request);
+  if (found == r.opens.end()) return;
+  opened_fn done = std::move(found->second);
+  r.opens.erase(found);
+  web::storage_info storage{to_persistence(persisted), static_cast<std::uint64_t>(usage),
+                            static_cast<std::uint64_t>(quota)};
+  done(connection, std::string_view(records ? records : "", size), to_status(kind, message), storage);
+}
+
+// A commit or a deletion has finished.
+EMSCRIPTEN_KEEPALIVE void savekit_idb_finished(int request, int kind, const char* message) {
+  registry& r = the_registry();
+  auto found = r.waiting.find(request);
+  if (found == r.waiting.end()) return;
+  auto done = std::move(found->second);
+  r.waiting.erase(found);
+  done(to_status(kind, message));
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_reconnected(int connection, int emptied) {
+  if (connection_owner* owner = owner_of(connection)) owner->reconnected(emptied != 0);
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_autosave_tick(int connection) {
+  if (connection_owner* owner = owner_of(connection)) owner->autosave_tick();
+}
+
+EMSCRIPTEN_KEEPALIVE void savekit_idb_soon_tick(int connection) {
+  if (connection_owner* owner = owner_of(connection)) owner->soon();
+}
+
+}  // extern "C"

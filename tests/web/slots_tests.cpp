@@ -1,0 +1,292 @@
+// The browser slots' C++ suite (savekit::web::open_slots), run in Chromium in the same page
+// as the IndexedDB backend's (idb_tests.html; harness: page_test.hpp). The relaunch test's
+// two halves run as ?phase=slots-write and ?phase=slots-check, with the browser killed
+// between them by run_browser_tests.mjs.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "page_test.hpp"
+#include "savekit/indexeddb.hpp"
+#include "savekit/savekit.hpp"
+
+namespace {
+
+using namespace page_test;
+
+struct Hero {
+  std::string name;
+  int level = 1;
+  std::vector<int> inventory;
+  bool operator==(const Hero&) const = default;
+};
+
+std::optional<savekit::slots> folder;  // the slots under test, between steps
+
+#define REQUIRE_FOLDER(next)      \
+  do {                            \
+    CHECK(folder.has_value());    \
+    if (!folder) return (next)(); \
+  } while (false)
+
+step open_folder(std::string name, savekit::web::indexeddb_slots_options options = {},
+                 savekit::errc expected = savekit::errc::ok) {
+  return [name, options, expected](next_fn next) {
+    savekit::web::open_slots(
+        name,
+        [expected, next](savekit::result<savekit::slots> s, const savekit::web::storage_info& storage) {
+          CHECK_EQ(s.error().code(), expected);
+          if (!s && expected == savekit::errc::ok) std::printf("  open failed: %s\n", s.error().message().c_str());
+          if (s) {
+            folder = std::move(*s);
+            CHECK(storage.quota > 0);
+          }
+          next();
+        },
+        options);
+  };
+}
+step close_folder() {
+  return [](next_fn next) {
+    folder.reset();
+    next();
+  };
+}
+step act(std::function<void()> body) {
+  return [body](next_fn next) {
+    CHECK(folder.has_value());
+    if (folder) body();
+    next();
+  };
+}
+// write_async, and the outcome its callback reports.
+step write_hero(std::string slot, Hero hero, savekit::slot_meta meta, savekit::errc expected = savekit::errc::ok) {
+  return [slot, hero, meta, expected](next_fn next) {
+    REQUIRE_FOLDER(next);
+    folder->write_async(slot, hero, meta, [expected, next](savekit::status saved) {
+      CHECK_EQ(saved.error().code(), expected);
+      if (!saved && expected == savekit::errc::ok) std::printf("  write failed: %s\n", saved.error().message().c_str());
+      next();
+    });
+  };
+}
+step durable(savekit::errc expected = savekit::errc::ok) {
+  return [expected](next_fn next) {
+    REQUIRE_FOLDER(next);
+    folder->when_durable([expected, next](savekit::status outcome) {
+      CHECK_EQ(outcome.error().code(), expected);
+      next();
+    });
+  };
+}
+
+std::vector<std::byte> picture(int seed, std::size_t size) {  // thumbnail bytes, NULs included
+  std::vector<std::byte> out(size);
+  for (std::size_t i = 0; i < size; ++i) out[i] = std::byte(static_cast<unsigned char>((i * 31 + seed * 7) % 256));
+  return out;
+}
+savekit::slot_meta meta_of(int i) {
+  return {.title = "Chapter " + std::to_string(i) + " — ぬののふく",
+          .playtime = std::chrono::seconds{600 * i},
+          .progress = 0.1 * i,
+          .thumbnail = picture(i, 3000 + 17 * i),
+          .user = {{"level", std::to_string(10 + i)}}};
+}
+Hero hero_of(int i) { return {"hero " + std::to_string(i), 10 + i, std::vector<int>(50 * i, i)}; }
+std::string slot_of(int i) { return "slot " + std::to_string(i) + " ✓"; }
+
+// Checks that the folder holds slots 1..3 as the relaunch test's first half wrote them.
+void check_three_slots() {
+  savekit::result<std::vector<savekit::slot_info>> menu = folder->list();
+  CHECK(menu.has_value());
+  if (!menu) return;
+  CHECK_EQ(menu->size(), 3u);
+  if (menu->size() != 3) return;
+  for (int i = 1; i <= 3; ++i) {
+    const savekit::slot_info& entry = (*menu)[3 - i];  // newest first
+    CHECK_EQ(entry.name, slot_of(i));
+    savekit::slot_meta expected = meta_of(i);
+    CHECK_EQ(entry.meta.title, expected.title);
+    CHECK_EQ(entry.meta.user, expected.user);
+    CHECK(entry.meta.thumbnail.empty());  // list() leaves pictures out
+    CHECK_EQ(entry.thumbnail_bytes, expected.thumbnail.size());
+    CHECK(!entry.fell_back());
+    CHECK(folder->thumbnail(slot_of(i)).value_or(std::vector<std::byte>{}) == expected.thumbnail);
+    CHECK(folder->read<Hero>(slot_of(i)).value_or(Hero{}) == hero_of(i));
+  }
+}
+
+test_case menu_and_saves_survive_a_reopen() {
+  return {"slots: write_async reports once in IndexedDB; menu, thumbnails and saves survive a reopen",
+          {open_folder("menu"), act([] { CHECK(folder->list().value_or(std::vector<savekit::slot_info>{1}).empty()); }),
+           write_hero(slot_of(1), hero_of(1), meta_of(1)), write_hero(slot_of(2), hero_of(2), meta_of(2)),
+           write_hero(slot_of(3), hero_of(3), meta_of(3)), act([] {
+             CHECK_EQ(folder->pending_writes(), 0u);
+             check_three_slots();
+           }),
+           close_folder(), open_folder("menu"), act(check_three_slots), close_folder()}};
+}
+
+test_case a_write_and_its_pruning_are_one_transaction() {
+  savekit::web::indexeddb_slots_options two;
+  two.slots.keep_generations = 2;
+  return {"slots: a write and the pruning of the oldest generation go out as one transaction",
+          {open_folder("prune", two), write_hero("a", hero_of(1), {}), write_hero("a", hero_of(2), {}),
+           act([] { CHECK_EQ(last_commit_operations(), 1); }),  // the new generation
+           write_hero("a", hero_of(3), {}), act([] {
+             CHECK_EQ(last_commit_operations(), 2);  // generation 3 put, generation 1 deleted
+             auto history = folder->history("a");
+             CHECK(history && history->size() == 2);
+             if (history && history->size() == 2) CHECK_EQ((*history)[1].generation, 2u);
+           }),
+           close_folder(), open_folder("prune", two), act([] {
+             CHECK_EQ(folder->history("a").value_or(std::vector<savekit::generation_info>{}).size(), 2u);
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(3));
+           }),
+           close_folder()}};
+}
+
+test_case an_aborted_write_is_undone() {
+  return {"slots: an aborted transaction fails write_async and undoes it; the previous save reads, reopened too",
+          {open_folder("abort"), write_hero("a", hero_of(1), meta_of(1)), act([] { abort_next_commit(); }),
+           write_hero("a", hero_of(2), meta_of(2), savekit::errc::io_error), act([] {
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+             CHECK_EQ(folder->info("a").value_or(savekit::slot_info{}).generation, 1u);
+             CHECK_EQ(folder->history("a").value_or(std::vector<savekit::generation_info>{}).size(), 1u);
+             CHECK_EQ(folder->flush().error().code(), savekit::errc::io_error);  // reported once
+             CHECK(folder->flush());
+           }),
+           close_folder(), open_folder("abort"), act([] {
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+             CHECK_EQ(folder->list().value_or(std::vector<savekit::slot_info>{}).size(), 1u);
+           }),
+           write_hero("a", hero_of(3), meta_of(3)),  // and saving goes on
+           act([] { CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(3)); }), close_folder()}};
+}
+
+test_case a_write_that_returned_then_failed_is_reported() {
+  return {"slots: a write() that returned success and then failed in IndexedDB is undone and reported",
+          {open_folder("sync-write"), act([] { CHECK(folder->write("a", hero_of(1))); }), durable(), act([] {
+             abort_next_commit();
+             CHECK(folder->write("a", hero_of(2)));                          // in memory, queued
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(2));  // reads see it at once
+             CHECK(folder->write("b", hero_of(3)));                          // the same transaction
+           }),
+           durable(savekit::errc::io_error), act([] {
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+             CHECK_EQ(folder->read<Hero>("b").error().code(), savekit::errc::not_found);
+             CHECK(folder->flush());  // when_durable took the failure
+           }),
+           durable(), close_folder()}};
+}
+
+test_case writes_in_one_task_share_a_transaction() {
+  return {"slots: writes made in one task go out as one transaction, in order, each reported",
+          {open_folder("one-task"),
+           [](next_fn next) {
+             REQUIRE_FOLDER(next);
+             auto outcomes = std::make_shared<std::vector<std::string>>();
+             for (const char* slot : {"x", "y", "x"})
+               folder->write_async(slot, hero_of(slot[0] == 'x' ? 1 : 2), {}, [outcomes, slot](savekit::status s) {
+                 outcomes->push_back(std::string{slot} + (s ? " ok" : " failed"));
+               });
+             CHECK_EQ(folder->pending_writes(), 3u);
+             folder->when_durable([outcomes, next](savekit::status s) {
+               CHECK(s);
+               CHECK_EQ(*outcomes, (std::vector<std::string>{"x ok", "y ok", "x ok"}));
+               CHECK_EQ(last_commit_operations(), 3);  // x.1, y.1, x.2
+               next();
+             });
+           },
+           act([] {
+             CHECK_EQ(folder->pending_writes(), 0u);
+             CHECK_EQ(folder->info("x").value_or(savekit::slot_info{}).generation, 2u);
+           }),
+           close_folder()}};
+}
+
+test_case one_folder_is_open_once() {
+  savekit::web::indexeddb_slots_options reading;
+  reading.slots.read_only = true;
+  return {"slots: a second open is errc::locked; a read-only one opens beside it and writes nothing",
+          {open_folder("locked"), write_hero("a", hero_of(1), {}),
+           [](next_fn next) {
+             savekit::web::open_slots("locked", [next](savekit::result<savekit::slots> s, const auto&) {
+               CHECK_EQ(s.error().code(), savekit::errc::locked);
+               next();
+             });
+           },
+           [reading](next_fn next) {
+             savekit::web::open_slots(
+                 "locked",
+                 [next](savekit::result<savekit::slots> s, const auto&) {
+                   CHECK(s.has_value());
+                   if (s) {
+                     CHECK(s->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+                     CHECK(!s->write("b", hero_of(2)));
+                   }
+                   next();
+                 },
+                 reading);
+           },
+           [](next_fn next) {
+             savekit::web::delete_slots("locked", [next](savekit::status s) {
+               CHECK_EQ(s.error().code(), savekit::errc::locked);  // open
+               next();
+             });
+           },
+           close_folder(),
+           [](next_fn next) {
+             savekit::web::delete_slots("locked", [next](savekit::status s) {
+               CHECK(s);
+               next();
+             });
+           },
+           open_folder("locked"),
+           act([] { CHECK(folder->list().value_or(std::vector<savekit::slot_info>{1}).empty()); }), close_folder()}};
+}
+
+test_case managing_slots_survives_a_reopen() {
+  return {"slots: remove, copy, rename and restore survive a reopen",
+          {open_folder("manage"), write_hero("a", hero_of(1), meta_of(1)), write_hero("a", hero_of(2), meta_of(2)),
+           write_hero("gone", hero_of(3), {}), act([] {
+             CHECK(folder->copy("a", "copied"));
+             CHECK(folder->rename("copied", "renamed"));
+             CHECK(folder->restore("a", 1));
+             CHECK(folder->remove("gone"));
+           }),
+           durable(), close_folder(), open_folder("manage"), act([] {
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+             CHECK_EQ(folder->info("a").value_or(savekit::slot_info{}).restored_from, 1u);
+             CHECK(folder->read<Hero>("renamed").value_or(Hero{}) == hero_of(2));
+             CHECK_EQ(folder->read<Hero>("copied").error().code(), savekit::errc::not_found);
+             CHECK_EQ(folder->read<Hero>("gone").error().code(), savekit::errc::not_found);
+             CHECK(folder->thumbnail("renamed").value_or(std::vector<std::byte>{}) == meta_of(2).thumbnail);
+           }),
+           close_folder()}};
+}
+
+}  // namespace
+
+std::vector<test_case> make_slots_tests() {
+  return {menu_and_saves_survive_a_reopen(),
+          a_write_and_its_pruning_are_one_transaction(),
+          an_aborted_write_is_undone(),
+          a_write_that_returned_then_failed_is_reported(),
+          writes_in_one_task_share_a_transaction(),
+          one_folder_is_open_once(),
+          managing_slots_survives_a_reopen()};
+}
+
+std::vector<test_case> slots_relaunch_phase() {
+  if (page_phase_is("slots-write"))
+    return {{"slots, before the browser is killed: three slots written",
+             {open_folder("relaunch"), write_hero(slot_of(1), hero_of(1), meta_of(1)),
+              write_hero(slot_of(2), hero_of(2), meta_of(2)), write_hero(slot_of(3), hero_of(3), meta_of(3))}}};
+  if (page_phase_is("slots-check"))
+    return {{"slots, after the browser was killed and launched again: the menu, thumbnails and saves",
+             {open_folder("relaunch"), act(check_three_slots), close_folder()}}};
+  return {};
+}
+
+void slots_tests_reset() { folder.reset(); }
