@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <random>
 #include <thread>
 
@@ -356,6 +357,21 @@ struct prefs::background_commits {
   bool on_worker() const { return std::this_thread::get_id() == thread_id.load(); }
 };
 
+namespace {
+// A callback that throws on the worker would end the process (and the saves queued behind
+// it): the exception is dropped there instead. Callbacks should not throw (prefs.hpp).
+void call_safely(const std::function<void(status)>& done, status outcome) {
+#if defined(__cpp_exceptions)
+  try {
+    done(std::move(outcome));
+  } catch (...) {
+  }
+#else
+  done(std::move(outcome));
+#endif
+}
+}  // namespace
+
 void prefs::run_background(std::shared_ptr<shared_state> keep) {
   background_commits& b = *keep->background;
   for (;;) {
@@ -367,9 +383,18 @@ void prefs::run_background(std::shared_ptr<shared_state> keep) {
       done = std::move(b.jobs.front());
       b.jobs.pop_front();
     }
+#if defined(__cpp_exceptions)
+    status outcome;
+    try {
+      outcome = commit_in_background(*keep);
+    } catch (const std::exception& e) {  // bad_alloc copying the changes, say: they stay pending
+      outcome = error{errc::io_error, 0, std::string{"the commit failed: "} + e.what()};
+    }
+#else
     status outcome = commit_in_background(*keep);
-    if (done) done(std::move(outcome));  // no lock held: it may save, or close the store
-    done = nullptr;                      // and its captures go before any lock is taken again (they may hold the store)
+#endif
+    if (done) call_safely(done, std::move(outcome));  // no lock held: it may save, or close the store
+    done = nullptr;  // and its captures go before any lock is taken again (they may hold the store)
   }
   // keep, possibly the last owner of the store, goes here, on this thread: the thread was
   // detached by whoever closed the store (stop_background).
@@ -483,12 +508,17 @@ void prefs::commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<
 
 void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(status)> done) {
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
-  if (state->store_backend->commits_in_background()) {
+  // (Only a backend that reports before commit() returns: the worker waits for nothing else.)
+  if (state->store_backend->commits_in_background() && state->store_backend->completes_synchronously()) {
     std::unique_lock lock(state->mutex);
     if (!state->background) state->background = std::make_shared<background_commits>();
     lock.unlock();
     background_commits& b = *state->background;
-    std::lock_guard queue_lock(b.mutex);
+    std::unique_lock queue_lock(b.mutex);
+    if (b.stopping && !b.thread.joinable()) {  // closing (a backend's own request, attach): here
+      queue_lock.unlock();
+      return done(commit_here(*state));
+    }
     b.jobs.push_back(std::move(done));
     if (!b.thread.joinable() && !b.stopping) {
       b.thread = std::thread(run_background, state);

@@ -310,3 +310,25 @@ TEST_F(Background, AFailedBackgroundCommitKeepsTheChangesPendingForARetry) {
   EXPECT_TRUE(p.save());
   EXPECT_FALSE(p.has_pending_changes());
 }
+
+#if defined(__cpp_exceptions)
+TEST_F(Background, ACallbackThatThrowsDoesNotStopTheSavesQueuedBehindIt) {
+  auto p = open_gated();
+  ASSERT_TRUE(p);
+  gate_->close();
+  ASSERT_TRUE(p->set_int("a", 1));
+  p->save_async([](savekit::status) { throw std::runtime_error("the menu it would update is gone"); });
+  ASSERT_TRUE(p->set_int("b", 2));
+  std::atomic<bool> second{false};
+  p->save_async([&](savekit::status s) {
+    EXPECT_TRUE(s);
+    second = true;
+  });
+  gate_->allow(100);
+  ASSERT_TRUE(eventually(second));
+  p.reset();
+  auto again = reopen();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->get_int("b", 0), 2);
+}
+#endif

@@ -202,8 +202,11 @@ class prefs {
   // there: the call only queues it. Each queued save commits, when its turn comes, every
   // change made up to then (at least those made before the call), and reports in the order
   // of the calls; set/get go on meanwhile, and changes made during the write stay pending
-  // for the next save. The destructor waits for the queued saves; a callback may call
-  // save(), save_async() or destroy the store.
+  // for the next save. done must not throw (an exception is dropped on the worker). The
+  // destructor waits for the queued saves and their callbacks: do not destroy the store
+  // while holding a lock its callbacks take. A callback may call save(), save_async() or
+  // destroy the store; destroyed there, the store (and its file lock) is released once the
+  // worker has run the saves queued after it.
   void save_async(std::function<void(status)> done);
   bool has_pending_changes() const;
 
