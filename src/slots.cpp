@@ -664,7 +664,16 @@ result<slots> slots::open(const std::string& path, slots_options options) {
 
 status slots::write_encoded(std::string_view name, encoded_save save) {
   state_->wait_for_queue();  // after the writes queued before it
-  return state_->write_save(name, save);
+  status written = state_->write_save(name, save);
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  if (written) {  // written, not yet durable (the browser): counted until it is
+    ++state_->awaiting_durability;
+    state_->fs->when_durable([weak = std::weak_ptr<state>(state_)](const status&) {
+      if (std::shared_ptr<state> alive = weak.lock()) --alive->awaiting_durability;
+    });
+  }
+#endif
+  return written;
 }
 
 void slots::deliver(std::function<void(status)> done, status outcome) {
@@ -736,8 +745,15 @@ void slots::when_durable(std::function<void(status)> done) {
   if (!queued) return done(std::move(queued));
   state_->fs->when_durable([weak = std::weak_ptr<state>(state_), done = std::move(done)](status durable) {
     if (std::shared_ptr<state> alive = weak.lock()) {
-      std::optional<error> later = alive->fs->take_failure();
-      if (durable && later) durable = std::move(*later);  // a failure that surfaced meanwhile
+      // Failures that surfaced meanwhile (a write_async's, a write()'s): taken, reported once.
+      std::optional<error> queued, later;
+      {
+        std::lock_guard lock(alive->queue_mutex);
+        queued = std::exchange(alive->first_failure, std::nullopt);
+      }
+      later = alive->fs->take_failure();
+      if (durable && queued) durable = std::move(*queued);
+      if (durable && later) durable = std::move(*later);
     }
     done(std::move(durable));
   });

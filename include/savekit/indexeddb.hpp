@@ -130,7 +130,7 @@ struct indexeddb_slots_options {
 };
 using open_slots_callback = std::function<void(result<slots> opened, const storage_info& storage)>;
 void open_slots(const std::string& name, open_slots_callback done, indexeddb_slots_options options = {});
-// Deletes the slots' database; errc::locked while they are open.
+// Deletes the slots' database; errc::locked while they are open (with exclusive, the default).
 void delete_slots(const std::string& name, std::function<void(status)> done);
 
 // Resolves (or rejects, with an Error whose message is "code: message") the JavaScript promise that

@@ -30,7 +30,14 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   ~indexeddb_file_system() override {
     // Changes not sent yet still go, before the connection closes (IndexedDB finishes
     // the transactions made before a close).
-    if (pending_) send(std::move(*pending_), nullptr);
+    // (Built on the one in flight, they go after it; should it fail, they may still
+    // commit: each slot then holds its newest save, with fewer older generations.)
+    if (rewrite_all_ && !(in_flight_ && in_flight_->rewrites_all)) waiting_batch();  // the write-back owed
+    if (pending_) {
+      auto last = std::move(pending_);
+      last->rewrites_all = rewrite_all_ && !(in_flight_ && in_flight_->rewrites_all);
+      send(*last, [last](status outcome) { call(last->waiters, outcome); });
+    }
     detail::set_owner(connection_, nullptr);
     detail::close_connection(connection_);
   }
@@ -180,12 +187,16 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   status lock(int, lock_mode) override { return {}; }
 
   void when_durable(std::function<void(status)> done) override {
-    if (pending_)
+    if (pending_) {
       pending_->waiters.push_back(std::move(done));
-    else if (in_flight_)
+    } else if (in_flight_) {
       in_flight_->waiters.push_back(std::move(done));
-    else
+    } else if (rewrite_all_) {  // a write-back owed after a deletion: tried again now
+      waiting_batch().waiters.push_back(std::move(done));
+      send_pending();
+    } else {
       done(status{});
+    }
   }
 
   std::optional<error> take_failure() override { return std::exchange(failure_, std::nullopt); }
@@ -197,18 +208,15 @@ class indexeddb_file_system final : public file_system, public detail::connectio
     send_pending();
   }
 
-  // Other code on the site deleted the database (or dropped its records): everything is
-  // written back, before the transactions queued meanwhile.
+  // Other code on the site deleted the database (or dropped its records): the next
+  // transaction empties it and writes every file (with the changes it carries). Until one
+  // such transaction has completed nothing is durable: when_durable and the callbacks wait
+  // for it, and hear of its failure.
   void reconnected(bool emptied) override {
     if (!emptied || read_only_) return;
-    detail::change_writer everything(true);
-    for (const auto& [name, content] : files_) everything.put(name, {}, *content);
-    detail::send_changes(connection_, everything, [folder = folder_](status outcome) {
-      if (!outcome)
-        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR,
-                       "savekit: writing %s back after its database was deleted failed: %s", folder.c_str(),
-                       outcome.error().message().c_str());
-    });
+    rewrite_all_ = true;
+    waiting_batch();
+    send_pending();
   }
 
  private:
@@ -226,7 +234,15 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   struct batch {
     std::vector<file_change> changes;
     std::vector<std::function<void(status)>> waiters;
+    bool rewrites_all = false;  // sent as: empty the database, write every file
   };
+  static void call(std::vector<std::function<void(status)>>& waiters, const status& outcome) {
+    for (auto& w : waiters) w(outcome);
+  }
+  batch& waiting_batch() {
+    if (!pending_) pending_ = std::make_shared<batch>();
+    return *pending_;
+  }
 
   static file_info regular_file(std::size_t size) {
     file_info info;
@@ -270,8 +286,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
       files_[name] = c.after;
     else
       files_.erase(name);
-    if (!pending_) pending_.emplace();
-    pending_->changes.push_back(std::move(c));
+    waiting_batch().changes.push_back(std::move(c));
     if (!soon_requested_) {
       soon_requested_ = true;
       detail::request_soon(connection_);
@@ -280,66 +295,71 @@ class indexeddb_file_system final : public file_system, public detail::connectio
 
   void send_pending() {
     if (in_flight_ || !pending_) return;
-    if (pending_->changes.empty()) {  // only waiters: everything before them is durable
-      std::vector<std::function<void(status)>> waiters = std::move(pending_->waiters);
-      pending_.reset();
-      for (auto& w : waiters) w(status{});
+    if (pending_->changes.empty() && !rewrite_all_) {  // only waiters: everything before them is durable
+      auto done = std::move(pending_);
+      call(done->waiters, status{});
       return;
     }
     in_flight_ = std::move(pending_);
-    pending_.reset();
-    send(*in_flight_, [this, alive = std::weak_ptr<int>(alive_)](status outcome) {
-      if (!alive.expired()) completed(std::move(outcome));
+    in_flight_->rewrites_all = rewrite_all_;
+    // The batch goes with the completion: closed meanwhile, its waiters still hear.
+    send(*in_flight_, [this, alive = std::weak_ptr<int>(alive_), sent = in_flight_](status outcome) {
+      if (!alive.expired())
+        completed(std::move(outcome));
+      else
+        call(sent->waiters, outcome);
     });
   }
 
-  // Sends the net effect of a batch on each file (the last change of each name).
+  // Sends the net effect of a batch on each file (the last change of each name); a
+  // rewrite sends every file as memory holds it.
   void send(const batch& b, std::function<void(status)> done) {
-    detail::change_writer out(false);
-    std::set<std::string> seen;
-    for (auto c = b.changes.rbegin(); c != b.changes.rend(); ++c) {
-      if (!seen.insert(c->name).second) continue;
-      if (c->after)
-        out.put(c->name, {}, *c->after);
-      else
-        out.erase(c->name);
-    }
-    if (!done) {  // the file system is going: the waiters hear the outcome themselves
-      done = [waiters = b.waiters](status outcome) {
-        for (const auto& w : waiters) w(outcome);
-      };
+    detail::change_writer out(b.rewrites_all);
+    if (b.rewrites_all) {
+      for (const auto& [name, content] : files_) out.put(name, {}, *content);
+    } else {
+      std::set<std::string> seen;
+      for (auto c = b.changes.rbegin(); c != b.changes.rend(); ++c) {
+        if (!seen.insert(c->name).second) continue;
+        if (c->after)
+          out.put(c->name, {}, *c->after);
+        else
+          out.erase(c->name);
+      }
     }
     detail::send_changes(connection_, out, std::move(done));
   }
 
   void completed(status outcome) {
-    std::vector<std::function<void(status)>> waiters = std::move(in_flight_->waiters);
+    std::shared_ptr<batch> done = std::move(in_flight_);
     if (outcome) {
-      in_flight_.reset();
+      if (done->rewrites_all) rewrite_all_ = false;
       send_pending();
-      for (auto& w : waiters) w(status{});
+      call(done->waiters, status{});
       return;
     }
     // Undone, newest first: the changes waiting, then those of the failed transaction.
-    for (std::optional<batch>* b : {&pending_, &in_flight_}) {
-      if (!*b) continue;
-      for (auto c = (*b)->changes.rbegin(); c != (*b)->changes.rend(); ++c) {
+    for (batch* b : {pending_.get(), done.get()}) {
+      if (!b) continue;
+      for (auto c = b->changes.rbegin(); c != b->changes.rend(); ++c) {
         if (c->before)
           files_[c->name] = c->before;
         else
           files_.erase(c->name);
       }
     }
+    std::vector<std::function<void(status)>> waiters = std::move(done->waiters);
     if (pending_)
       for (auto& w : pending_->waiters) waiters.push_back(std::move(w));
     pending_.reset();
-    in_flight_.reset();
-    error failed{outcome.error().code(), 0,
-                 "saving to IndexedDB " + folder_ +
-                     " failed, and the changes since the last completed save are undone: " + outcome.error().message()};
+    error failed{
+        outcome.error().code(), 0,
+        "saving to IndexedDB " + folder_ +
+            " failed, and the changes since the last completed save are undone: " + outcome.error().message() +
+            (rewrite_all_ ? " (other code deleted the database: everything is written again with the next save)" : "")};
     emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: %s", failed.message().c_str());
     if (!failure_) failure_ = failed;
-    for (auto& w : waiters) w(failed);
+    call(waiters, failed);
   }
 
   std::string folder_;
@@ -349,8 +369,9 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   std::map<int, open_file> handles_;
   int next_handle_ = 1;
   bool read_only_;
-  std::optional<batch> in_flight_;  // sent, not completed
-  std::optional<batch> pending_;    // made since, to go once in_flight_ completes
+  std::shared_ptr<batch> in_flight_;  // sent, not completed
+  std::shared_ptr<batch> pending_;    // made since, to go once in_flight_ completes
+  bool rewrite_all_ = false;          // the database was emptied underneath: write everything
   bool soon_requested_ = false;
   std::optional<error> failure_;                           // for take_failure
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for completions after the file system is gone
@@ -377,8 +398,9 @@ void open_slots(const std::string& name, open_slots_callback done, indexeddb_slo
             return done(error{errc::corrupt_store, records.size() - in.size(), "IndexedDB records arrived truncated"},
                         storage);
           }
-          // A key savekit does not write (not a file name) is left alone, unseen.
-          if (key.empty() || key.find('/') != std::string_view::npos) continue;
+          // A key savekit does not write (not a file name), or a value that is not bytes
+          // (passed as empty: no file is), is left alone, unseen.
+          if (key.empty() || key.find('/') != std::string_view::npos || record.empty()) continue;
           files.emplace(std::string{key}, std::make_shared<const std::string>(record));
         }
         auto fs =

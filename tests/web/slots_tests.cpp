@@ -10,9 +10,38 @@
 #include "savekit/indexeddb.hpp"
 #include "savekit/savekit.hpp"
 
+// Other code on the site: deleting the slots' database while it is open; replacing every
+// record with a string.
+EM_JS(void, delete_slots_elsewhere, (const char* name),
+      { indexedDB.deleteDatabase('savekit-slots:' + UTF8ToString(name)); });
+EM_JS(void, plant_strings, (const char* name), {
+  window.stringsPlanted = false;
+  var opening = indexedDB.open('savekit-slots:' + UTF8ToString(name));
+  opening.onsuccess = function() {
+    var db = opening.result;
+    var tx = db.transaction(['entries'], 'readwrite');
+    var entries = tx.objectStore('entries');
+    entries.getAllKeys().onsuccess = function(e) {
+      e.target.result.forEach(function(k) { entries.put('not bytes', k); });
+    };
+    tx.oncomplete = function() {
+      db.close();
+      window.stringsPlanted = true;
+    };
+  };
+});
+EM_JS(int, strings_planted, (), { return window.stringsPlanted ? 1 : 0; });
+
 namespace {
 
 using namespace page_test;
+
+step act_without_folder(std::function<void()> body) {
+  return [body](next_fn next) {
+    body();
+    next();
+  };
+}
 
 struct Hero {
   std::string name;
@@ -266,10 +295,89 @@ test_case managing_slots_survives_a_reopen() {
            close_folder()}};
 }
 
+// Found by an attack review (each failed before its fix).
+
+test_case closing_with_a_transaction_in_flight_still_reports() {
+  auto written = std::make_shared<int>(0);
+  auto durable_calls = std::make_shared<int>(0);
+  return {"slots: closed with a transaction in flight, the callbacks still run, once",
+          {open_folder("close-in-flight"),
+           [written, durable_calls](next_fn next) {
+             REQUIRE_FOLDER(next);
+             folder->write_async("a", hero_of(1), {}, [written](savekit::status s) { *written += s ? 1 : 100; });
+             folder->when_durable([durable_calls](savekit::status s) { *durable_calls += s ? 1 : 100; });
+             next();
+           },
+           wait_ms(0),  // the transaction is sent, not completed
+           close_folder(), wait_ms(500),
+           [written, durable_calls](next_fn next) {
+             CHECK_EQ(*written, 1);
+             CHECK_EQ(*durable_calls, 1);
+             next();
+           },
+           open_folder("close-in-flight"), act([] { CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1)); }),
+           close_folder()}};
+}
+
+test_case a_failed_write_back_after_a_deletion_is_retried() {
+  return {"slots: the database deleted by other code and the write-back failing: retried, nothing lost",
+          {open_folder("pulled"), write_hero("a", hero_of(1), {}), durable(),
+           [](next_fn next) {
+             abort_next_commit();  // the write-back
+             delete_slots_elsewhere("pulled");
+             next();
+           },
+           wait_ms(1000), act([] { CHECK(!folder->flush()); }),  // the failed write-back, reported
+           write_hero("b", hero_of(2), {}),                      // goes with the write-back, again
+           durable(), close_folder(), open_folder("pulled"), act([] {
+             CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
+             CHECK(folder->read<Hero>("b").value_or(Hero{}) == hero_of(2));
+           }),
+           close_folder()}};
+}
+
+test_case a_failure_is_reported_once_and_writes_are_counted() {
+  return {"slots: a failure reported by when_durable is not reported again; a write() counts until durable",
+          {open_folder("once"), write_hero("a", hero_of(1), {}),
+           [](next_fn next) {
+             REQUIRE_FOLDER(next);
+             abort_next_commit();
+             folder->write_async("a", hero_of(2), {});
+             folder->when_durable([next](savekit::status s) {
+               CHECK_EQ(s.error().code(), savekit::errc::io_error);
+               CHECK(folder->flush());  // taken by when_durable
+               next();
+             });
+           },
+           act([] {
+             CHECK(folder->write("c", hero_of(3)));
+             CHECK_EQ(folder->pending_writes(), 1u);
+           }),
+           durable(), act([] { CHECK_EQ(folder->pending_writes(), 0u); }), close_folder()}};
+}
+
+test_case records_that_are_not_bytes_are_left_alone() {
+  return {"slots: records savekit did not write (values that are not bytes) are left alone",
+          {open_folder("planted"), write_hero("a", hero_of(1), {}), close_folder(),
+           [](next_fn next) {
+             plant_strings("planted");
+             next();
+           },
+           wait_ms(300), act_without_folder([] { CHECK(strings_planted()); }), open_folder("planted"), act([] {
+             CHECK(folder->list().value_or(std::vector<savekit::slot_info>{1}).empty());
+             CHECK_EQ(folder->read<Hero>("a").error().code(), savekit::errc::not_found);
+           }),
+           durable(), act([] { CHECK_EQ(folder->pending_writes(), 0u); }), close_folder()}};
+}
+
 }  // namespace
 
 std::vector<test_case> make_slots_tests() {
-  return {menu_and_saves_survive_a_reopen(),
+  return {closing_with_a_transaction_in_flight_still_reports(),
+          a_failed_write_back_after_a_deletion_is_retried(),
+          a_failure_is_reported_once_and_writes_are_counted(),
+          records_that_are_not_bytes_are_left_alone(),
+          menu_and_saves_survive_a_reopen(),
           a_write_and_its_pruning_are_one_transaction(),
           an_aborted_write_is_undone(),
           a_write_that_returned_then_failed_is_reported(),
