@@ -5,6 +5,7 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format  # toolchains, libFuzzer, sanitizers
   libgtest-dev libgmock-dev googletest libbenchmark-dev          # tests (and GoogleTest sources for em++), benchmarks
   libfast-float-dev libdragonbox-dev                             # savekit's header-only dependencies
+  libzstd-dev libsodium-dev liblz4-dev                           # sealed saves (lz4: the benchmark's comparison)
   libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
   libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
   python3-matplotlib                                                   # the benchmark's charts

@@ -63,11 +63,14 @@ enum class errc : std::uint8_t {
   store_replaced = 35,       // another program replaced the store file while it was open
   invalid_path = 36,         // a store path that cannot name a store file (empty, a folder, a FIFO...)
   // Save slots (savekit/slots.hpp):
-  invalid_name = 37,         // a slot name that is empty, too long, not UTF-8 or holds control characters
-  already_exists = 38,       // the target of a rename is a slot already
-  damaged = 39,              // every kept generation of a slot failed its checksums (copies kept as *.damaged)
-  newer_schema = 40,         // saved by a newer version of the game's types than this program knows
-  incompatible_layout = 41,  // a compact-form save whose positions now stand for other members
+  invalid_name = 37,           // a slot name that is empty, too long, not UTF-8 or holds control characters
+  already_exists = 38,         // the target of a rename is a slot already
+  damaged = 39,                // every kept generation of a slot failed its checksums (copies kept as *.damaged)
+  newer_schema = 40,           // saved by a newer version of the game's types than this program knows
+  incompatible_layout = 41,    // a compact-form save whose positions now stand for other members
+  tampered = 42,               // a sealed save fails its check: edited, damaged, cut, or sealed for another slot
+  key_not_held = 43,           // sealed with a key (or dictionary) not given to unseal, or no key to seal with
+  unsupported_algorithm = 44,  // sealed with a compression or protection this build does not have
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -157,6 +160,12 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "newer_schema";
     case errc::incompatible_layout:
       return "incompatible_layout";
+    case errc::tampered:
+      return "tampered";
+    case errc::key_not_held:
+      return "key_not_held";
+    case errc::unsupported_algorithm:
+      return "unsupported_algorithm";
   }
   return "unknown";
 }

@@ -1,0 +1,356 @@
+// Sealed saves (savekit/seal.hpp): the envelope of docs/format.md, "Sealed saves", over
+// libzstd and libsodium. No cryptography or compression of savekit's own.
+#include "savekit/seal.hpp"
+
+#include <sodium.h>
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "little_endian.hpp"
+
+namespace savekit {
+
+namespace {
+
+constexpr char magic[4] = {'S', 'K', 'S', 'L'};
+constexpr std::uint8_t format_version = 1;
+// Separates this use of BLAKE2b and of the AEAD's associated data from any other.
+constexpr std::string_view context_label = "savekit sealed save v1";
+
+status library_ready() {
+  static const int initialized = sodium_init();  // thread-safe, idempotent
+  if (initialized < 0) return error{errc::io_error, 0, "libsodium could not initialize"};
+  return {};
+}
+
+error tampered(std::string what) {
+  return error{errc::tampered, 0,
+               "the sealed save fails its check (" + std::move(what) +
+                   "): it was edited, damaged, cut short, or sealed for another slot or player"};
+}
+
+// The context, as the digest, MAC or AEAD covers it (after the header and nonce).
+std::string encode_context(const seal_context& context) {
+  std::string out{context_label};
+  detail::put_u32(out, static_cast<std::uint32_t>(context.name.size()));
+  out.append(context.name);
+  detail::put_u32(out, context.schema_version);
+  detail::put_u32(out, static_cast<std::uint32_t>(context.player.size()));
+  out.append(context.player);
+  return out;
+}
+
+// BLAKE2b-256 over header (with nonce), context and body: keyed for mac, plain for none.
+void digest(const unsigned char* key, std::string_view head, std::string_view context, std::string_view body,
+            unsigned char out[sealed_tag_bytes_digest]) {
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, key, key ? seal_key_bytes : 0, sealed_tag_bytes_digest);
+  for (std::string_view part : {head, context, body})
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+  crypto_generichash_final(&state, out, sealed_tag_bytes_digest);
+}
+
+ZSTD_CCtx* compressor() {
+  thread_local std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> context{ZSTD_createCCtx(), ZSTD_freeCCtx};
+  return context.get();
+}
+ZSTD_DCtx* decompressor() {
+  thread_local std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> context{ZSTD_createDCtx(), ZSTD_freeDCtx};
+  return context.get();
+}
+
+std::size_t nonce_bytes(seal_protection p) { return p == seal_protection::aead ? sealed_nonce_bytes : 0; }
+std::size_t tag_bytes(seal_protection p) {
+  return p == seal_protection::aead ? sealed_tag_bytes_aead : sealed_tag_bytes_digest;
+}
+
+}  // namespace
+
+// ---- keys --------------------------------------------------------------------------------
+
+result<seal_key> seal_key::generate(std::uint32_t id) {
+  if (status ready = library_ready(); !ready) return std::move(ready).error();
+  seal_key key;
+  key.id_ = id;
+  randombytes_buf(key.bytes_.data(), key.bytes_.size());
+  return key;
+}
+
+result<seal_key> seal_key::from_bytes(std::uint32_t id, std::span<const std::byte> bytes) {
+  if (bytes.size() != seal_key_bytes)
+    return error{errc::invalid_value, 0,
+                 "a key is " + std::to_string(seal_key_bytes) + " bytes, not " + std::to_string(bytes.size())};
+  seal_key key;
+  key.id_ = id;
+  std::memcpy(key.bytes_.data(), bytes.data(), seal_key_bytes);
+  return key;
+}
+
+seal_key::seal_key(const seal_key&) = default;
+seal_key& seal_key::operator=(const seal_key&) = default;
+seal_key::~seal_key() { sodium_memzero(bytes_.data(), bytes_.size()); }
+
+void keyring::add(seal_key key) {
+  if (keys_.empty()) current_ = key.id();
+  for (seal_key& k : keys_)
+    if (k.id() == key.id()) {
+      k = std::move(key);
+      return;
+    }
+  keys_.push_back(std::move(key));
+}
+
+status keyring::use(std::uint32_t id) {
+  if (!find(id)) return error{errc::key_not_held, 0, "the keyring holds no key " + std::to_string(id)};
+  current_ = id;
+  return {};
+}
+
+const seal_key* keyring::current() const { return find(current_); }
+
+const seal_key* keyring::find(std::uint32_t id) const {
+  for (const seal_key& k : keys_)
+    if (k.id() == id) return &k;
+  return nullptr;
+}
+
+// ---- dictionaries ------------------------------------------------------------------------
+
+result<zstd_dictionary> zstd_dictionary::from_bytes(std::string bytes) {
+  const unsigned id = ZDICT_getDictID(bytes.data(), bytes.size());
+  if (id == 0)
+    return error{errc::invalid_value, 0,
+                 "not a zstd dictionary with an id (train one with savekit train-dict, or ZDICT_trainFromBuffer)"};
+  zstd_dictionary d;
+  d.bytes_ = std::move(bytes);
+  d.id_ = id;
+  return d;
+}
+
+result<zstd_dictionary> zstd_dictionary::train(const std::vector<std::string>& samples, std::size_t capacity) {
+  std::string joined;
+  std::vector<std::size_t> sizes;
+  for (const std::string& s : samples) {
+    joined += s;
+    sizes.push_back(s.size());
+  }
+  std::string dictionary(capacity, '\0');
+  const std::size_t made = ZDICT_trainFromBuffer(dictionary.data(), dictionary.size(), joined.data(), sizes.data(),
+                                                 static_cast<unsigned>(sizes.size()));
+  if (ZDICT_isError(made))
+    return error{errc::invalid_value, 0,
+                 std::string{"zstd could not train a dictionary from "} + std::to_string(samples.size()) +
+                     " samples: " + ZDICT_getErrorName(made) + " (give more, or more varied, samples)"};
+  dictionary.resize(made);
+  return from_bytes(std::move(dictionary));
+}
+
+// ---- the envelope ------------------------------------------------------------------------
+
+std::string_view to_string(seal_compression c) noexcept {
+  switch (c) {
+    case seal_compression::none:
+      return "none";
+    case seal_compression::zstd:
+      return "zstd";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(seal_protection p) noexcept {
+  switch (p) {
+    case seal_protection::none:
+      return "none";
+    case seal_protection::mac:
+      return "mac";
+    case seal_protection::aead:
+      return "aead";
+  }
+  return "unknown";
+}
+
+bool looks_sealed(std::string_view bytes) noexcept {
+  return bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
+}
+
+result<sealed_info> inspect_sealed(std::string_view sealed) {
+  if (sealed.size() < sealed_header_bytes || !looks_sealed(sealed))
+    return tampered(sealed.size() < sealed_header_bytes ? "shorter than its header" : "no sealed-save magic");
+  sealed_info info;
+  const char* h = sealed.data();
+  info.version = static_cast<std::uint8_t>(h[4]);
+  if (info.version != format_version)
+    return error{errc::unsupported_algorithm, 4,
+                 "sealed-save format " + std::to_string(info.version) + ": this savekit reads format 1"};
+  const auto compression = static_cast<std::uint8_t>(h[5]);
+  const auto protection = static_cast<std::uint8_t>(h[6]);
+  if (compression > 1)
+    return error{errc::unsupported_algorithm, 5, "compression " + std::to_string(compression) + " is not known here"};
+  if (protection > 2)
+    return error{errc::unsupported_algorithm, 6, "protection " + std::to_string(protection) + " is not known here"};
+  if (h[7] != 0) return tampered("a reserved header byte is set");
+  info.compression = static_cast<seal_compression>(compression);
+  info.protection = static_cast<seal_protection>(protection);
+  info.key_id = detail::get_u32(h + 8);
+  info.dictionary_id = detail::get_u32(h + 12);
+  info.original_bytes = detail::get_u64(h + 16);
+  info.sealed_bytes = sealed.size();
+  if ((info.protection == seal_protection::none) != (info.key_id == 0))
+    return tampered("the key id does not go with the protection");
+  if (info.compression == seal_compression::none && info.dictionary_id != 0)
+    return tampered("a dictionary without compression");
+  if (sealed.size() < sealed_header_bytes + nonce_bytes(info.protection) + tag_bytes(info.protection))
+    return tampered("cut short");
+  return info;
+}
+
+result<std::string> seal(std::string_view plain, const seal_options& options, const seal_context& context,
+                         const keyring* keys) {
+  if (status ready = library_ready(); !ready) return std::move(ready).error();
+  const seal_key* key = nullptr;
+  if (options.protection != seal_protection::none) {
+    key = keys ? keys->current() : nullptr;
+    if (!key) return error{errc::key_not_held, 0, "sealing with a MAC or encryption needs a keyring with a key"};
+    if (key->id() == 0) return error{errc::invalid_value, 0, "key id 0 means \"no key\": give keys ids from 1"};
+  }
+  if (options.compression == seal_compression::zstd && (options.level < 1 || options.level > ZSTD_maxCLevel()))
+    return error{errc::invalid_value, 0,
+                 "zstd level " + std::to_string(options.level) + " (1 to " + std::to_string(ZSTD_maxCLevel()) + ")"};
+  const bool compressed = options.compression == seal_compression::zstd;
+  const zstd_dictionary* dictionary = compressed ? options.dictionary : nullptr;
+
+  std::string out;
+  out.append(magic, sizeof magic);
+  out.push_back(static_cast<char>(format_version));
+  out.push_back(static_cast<char>(options.compression));
+  out.push_back(static_cast<char>(options.protection));
+  out.push_back(0);
+  detail::put_u32(out, key ? key->id() : 0);
+  detail::put_u32(out, dictionary ? dictionary->id() : 0);
+  detail::put_u64(out, plain.size());
+  const std::size_t nonce_at = out.size();
+  out.resize(nonce_at + nonce_bytes(options.protection));
+  if (options.protection == seal_protection::aead)
+    randombytes_buf(reinterpret_cast<unsigned char*>(out.data() + nonce_at), sealed_nonce_bytes);
+  const std::size_t body_at = out.size();
+
+  // The body: compressed in place in the output (then encrypted in place), or the input.
+  std::string_view body = plain;
+  if (compressed) {
+    out.resize(body_at + ZSTD_compressBound(plain.size()) + sealed_tag_bytes_digest);
+    ZSTD_CCtx* cctx = compressor();
+    const std::size_t made =
+        dictionary
+            ? ZSTD_compress_usingDict(cctx, out.data() + body_at, out.size() - body_at, plain.data(), plain.size(),
+                                      dictionary->bytes().data(), dictionary->bytes().size(), options.level)
+            : ZSTD_compressCCtx(cctx, out.data() + body_at, out.size() - body_at, plain.data(), plain.size(),
+                                options.level);
+    if (ZSTD_isError(made)) return error{errc::io_error, 0, std::string{"zstd: "} + ZSTD_getErrorName(made)};
+    out.resize(body_at + made);
+    body = std::string_view{out}.substr(body_at);
+  }
+  const std::string bound = encode_context(context);
+  const std::string_view head = std::string_view{out}.substr(0, body_at);
+
+  if (options.protection == seal_protection::aead) {
+    std::string associated{head};
+    associated += bound;
+    const std::size_t body_bytes = body.size();
+    if (!compressed) out.resize(body_at + body_bytes);
+    out.resize(body_at + body_bytes + sealed_tag_bytes_aead);
+    const auto* message = compressed ? reinterpret_cast<const unsigned char*>(out.data() + body_at)
+                                     : reinterpret_cast<const unsigned char*>(plain.data());
+    unsigned long long written = 0;
+    crypto_aead_xchacha20poly1305_ietf_encrypt(
+        reinterpret_cast<unsigned char*>(out.data() + body_at), &written, message, body_bytes,
+        reinterpret_cast<const unsigned char*>(associated.data()), associated.size(), nullptr,
+        reinterpret_cast<const unsigned char*>(out.data() + nonce_at), key->bytes().data());
+    out.resize(body_at + written);
+    return out;
+  }
+  if (!compressed) out.append(plain);
+  unsigned char tag[sealed_tag_bytes_digest];
+  digest(key ? key->bytes().data() : nullptr, std::string_view{out}.substr(0, body_at), bound,
+         std::string_view{out}.substr(body_at), tag);
+  out.append(reinterpret_cast<const char*>(tag), sizeof tag);
+  return out;
+}
+
+result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
+                           const unseal_options& options) {
+  if (status ready = library_ready(); !ready) return std::move(ready).error();
+  result<sealed_info> info = inspect_sealed(sealed);
+  if (!info) return std::move(info).error();
+  const seal_key* key = nullptr;
+  if (info->protection != seal_protection::none) {
+    key = keys ? keys->find(info->key_id) : nullptr;
+    if (!key)
+      return error{errc::key_not_held, 8,
+                   "sealed with key " + std::to_string(info->key_id) + ", which the keyring does not hold"};
+  }
+  const zstd_dictionary* dictionary = nullptr;
+  if (info->dictionary_id != 0) {
+    for (const zstd_dictionary* d : options.dictionaries)
+      if (d && d->id() == info->dictionary_id) dictionary = d;
+    if (!dictionary)
+      return error{errc::key_not_held, 12,
+                   "compressed with zstd dictionary " + std::to_string(info->dictionary_id) + ", which was not given"};
+  }
+  const std::size_t body_at = sealed_header_bytes + nonce_bytes(info->protection);
+  const std::string_view head = sealed.substr(0, body_at);
+  const std::string bound = encode_context(context);
+  std::string opened;  // the body, checked (and decrypted)
+  std::string_view body;
+  if (info->protection == seal_protection::aead) {
+    const std::string_view cipher = sealed.substr(body_at);
+    std::string associated{head};
+    associated += bound;
+    opened.resize(cipher.size() - sealed_tag_bytes_aead);
+    unsigned long long length = 0;
+    if (crypto_aead_xchacha20poly1305_ietf_decrypt(
+            reinterpret_cast<unsigned char*>(opened.data()), &length, nullptr,
+            reinterpret_cast<const unsigned char*>(cipher.data()), cipher.size(),
+            reinterpret_cast<const unsigned char*>(associated.data()), associated.size(),
+            reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes), key->bytes().data()) != 0)
+      return tampered("the encryption's tag does not match");
+    body = opened;
+  } else {
+    body = sealed.substr(body_at, sealed.size() - body_at - sealed_tag_bytes_digest);
+    unsigned char expected[sealed_tag_bytes_digest];
+    digest(key ? key->bytes().data() : nullptr, head, bound, body, expected);
+    if (sodium_memcmp(expected, sealed.data() + sealed.size() - sealed_tag_bytes_digest, sizeof expected) != 0)
+      return tampered(key ? "the MAC does not match" : "the digest does not match");
+  }
+
+  // Checked, so the size is the sealer's; refused before the output is allocated. (The
+  // check itself allocates no more than the sealed bytes' size.)
+  if (info->original_bytes > options.max_original_bytes)
+    return error{errc::value_too_large, 16,
+                 "the sealed save declares " + std::to_string(info->original_bytes) +
+                     " bytes, more than max_original_bytes (" + std::to_string(options.max_original_bytes) + ")"};
+  if (info->compression == seal_compression::none) {
+    if (body.size() != info->original_bytes) return tampered("the body is not its declared size");
+    if (opened.empty()) return std::string{body};
+    return opened;
+  }
+  // Only bytes that passed the check get here. Still: exactly the declared size, or nothing.
+  const unsigned long long declared = ZSTD_getFrameContentSize(body.data(), body.size());
+  if (declared != info->original_bytes) return tampered("the compressed frame does not hold its declared size");
+  if (ZSTD_getDictID_fromFrame(body.data(), body.size()) != (dictionary ? dictionary->id() : 0))
+    return tampered("the compressed frame names another dictionary");
+  std::string out(static_cast<std::size_t>(info->original_bytes), '\0');
+  ZSTD_DCtx* dctx = decompressor();
+  const std::size_t made = dictionary
+                               ? ZSTD_decompress_usingDict(dctx, out.data(), out.size(), body.data(), body.size(),
+                                                           dictionary->bytes().data(), dictionary->bytes().size())
+                               : ZSTD_decompressDCtx(dctx, out.data(), out.size(), body.data(), body.size());
+  if (ZSTD_isError(made) || made != out.size())
+    return tampered(std::string{"the compressed body does not inflate to its declared size"} +
+                    (ZSTD_isError(made) ? std::string{": "} + ZSTD_getErrorName(made) : std::string{}));
+  return out;
+}
+
+}  // namespace savekit
