@@ -11,6 +11,7 @@
 //   savekit slots show DIR SLOT        its metadata, history and payload as JSON
 //   savekit slots restore DIR SLOT GEN an older generation becomes the newest
 //   savekit convert --from json|msgpack|base64 --to json|msgpack|base64 [FILE]
+//   savekit keygen / seal / unseal / train-dict   sealed saves (seal_commands.hpp)
 //
 // A key or value that begins with '-' goes after "--" (options first):
 //   savekit set --type int saves.prefs -- -hp 10
@@ -39,7 +40,11 @@
 #include <unistd.h>
 
 #include "cli_common.hpp"
+#include "cli_files.hpp"
 #include "slots_commands.hpp"
+#if SAVEKIT_CLI_SEAL
+#include "seal_commands.hpp"
+#endif
 
 // The JSON documents the program reads and writes.
 namespace savekit_cli {
@@ -87,95 +92,6 @@ namespace {
 using namespace savekit_cli;
 
 // ---- input and output ------------------------------------------------------------------------
-
-savekit::error io_failure(const std::string& what, int code) {
-  return savekit::error{savekit::errc::io_error, 0, what + ": " + std::strerror(code)};
-}
-
-// All of a file ("-" or empty: standard input), refusing folders and other non-files.
-savekit::result<std::string> read_input(const std::string& file) {
-  bool from_stdin = file.empty() || file == "-";
-  int fd = from_stdin ? 0 : ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io_failure("cannot open the file", errno);
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    if (!from_stdin) ::close(fd);
-    return savekit::error{savekit::errc::invalid_path, 0, "is a folder, not a file"};
-  }
-  std::string content;
-  char buffer[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int code = errno;
-      if (!from_stdin) ::close(fd);
-      return io_failure("cannot read the file", code);
-    }
-    if (n == 0) break;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
-  if (!from_stdin) ::close(fd);
-  return content;
-}
-
-// Writes a whole file through a temporary one beside it and a rename: a failed write
-// leaves the old file (or none), never a truncated one. A symbolic link is written
-// through (the link stays a link; a dangling one is refused), an existing file keeps its
-// permissions, a new one gets the umask's, and what is not a regular file (/dev/null, a
-// FIFO, /dev/stdout) is written to directly, never replaced.
-savekit::status write_file(const std::string& given, std::string_view content) {
-  std::string path = given;
-  struct stat link {};
-  if (::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    char* real = ::realpath(given.c_str(), nullptr);
-    if (!real) return io_failure("cannot follow the link " + given, errno);
-    path = real;
-    std::free(real);
-  }
-  struct stat existing {};
-  bool exists = ::stat(path.c_str(), &existing) == 0;
-  auto write_all = [&](int fd) {
-    const char* p = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return n < 0 ? errno : EIO;
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return 0;
-  };
-  if (exists && !S_ISREG(existing.st_mode)) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return io_failure("cannot open " + given, errno);
-    int code = write_all(fd);
-    if (::close(fd) != 0 && code == 0) code = errno;
-    if (code != 0) return io_failure("cannot write " + given, code);
-    return {};
-  }
-  std::string temporary = path + ".savekit-tmp";
-  ::unlink(temporary.c_str());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                  exists ? existing.st_mode & 07777 : 0666);
-  if (fd < 0) return io_failure("cannot create " + temporary, errno);
-  int code = write_all(fd);
-  if (code == 0 && exists && ::fchmod(fd, existing.st_mode & 07777) != 0) code = errno;
-  if (code == 0 && ::fsync(fd) != 0) code = errno;
-  if (::close(fd) != 0 && code == 0) code = errno;
-  if (code == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) code = errno;
-  if (code != 0) {
-    ::unlink(temporary.c_str());
-    return io_failure("cannot write " + given, code);
-  }
-  std::string folder = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/') + 1);
-  if (int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    (void)::fsync(dir);  // the new name survives a power cut
-    ::close(dir);
-  }
-  return {};
-}
 
 // An entry names its key one way: as text when the key is UTF-8, as Base64 otherwise.
 template <class Entry>
@@ -683,6 +599,41 @@ int main(int argc, char** argv) {
   conv->add_option("-o,--output", output_path, "output file (default: standard output)");
   conv->add_flag("--pretty", pretty, "indent JSON output");
 
+#if SAVEKIT_CLI_SEAL
+  seal_arguments sealing;
+  std::uint32_t key_id = 1;
+  std::size_t dictionary_bytes = 16 * 1024;
+  std::vector<std::string> samples;
+  auto bind_context = [&](CLI::App* command) {
+    command->add_option("--name", sealing.name, "the slot or key name it is bound to");
+    command->add_option("--schema", sealing.schema_version, "the schema version it is bound to");
+    command->add_option("--player", sealing.player, "the player id it is bound to");
+  };
+  auto* keygen = app.add_subcommand("keygen", "Write a new random 32-byte key to a key file (\"ID BASE64\")");
+  keygen->add_option("--id", key_id, "the key's id (1 or more; stored in each sealed save)");
+  keygen->add_option("-o,--output", output_path, "key file (default: standard output)");
+  auto* seal = app.add_subcommand("seal", "Compress (zstd) and protect (MAC or encryption) a save");
+  seal->add_option("FILE", sealing.input, "the save (default: standard input)");
+  seal->add_option("-o,--output", sealing.output, "sealed file (default: standard output)");
+  seal->add_option("--key-file", sealing.key_file, "keys; the first one seals");
+  seal->add_option("--protection", sealing.protection, "aead|mac|none")->check(CLI::IsMember({"aead", "mac", "none"}));
+  seal->add_option("--compression", sealing.compression, "zstd|none")->check(CLI::IsMember({"zstd", "none"}));
+  seal->add_option("--level", sealing.level, "zstd level, 1 to 19");
+  seal->add_option("--dict", sealing.dictionary, "a zstd dictionary (savekit train-dict)");
+  bind_context(seal);
+  auto* unseal = app.add_subcommand("unseal", "Check and open a sealed save (exit 1 if it was tampered with)");
+  unseal->add_option("FILE", sealing.input, "the sealed save (default: standard input)");
+  unseal->add_option("-o,--output", sealing.output, "the save (default: standard output)");
+  unseal->add_option("--key-file", sealing.key_file, "keys; any of them opens");
+  unseal->add_option("--dict", sealing.dictionaries, "zstd dictionaries it may need");
+  unseal->add_option("--max-bytes", sealing.max_bytes, "refuse a save that declares more bytes than this");
+  bind_context(unseal);
+  auto* train = app.add_subcommand("train-dict", "Train a zstd dictionary from sample saves");
+  train->add_option("SAMPLES", samples, "sample saves")->required();
+  train->add_option("-o,--output", output_path, "dictionary file")->required();
+  train->add_option("--size", dictionary_bytes, "the dictionary's maximum size in bytes");
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -704,5 +655,11 @@ int main(int argc, char** argv) {
   if (*slots_show) return cmd_slots_show(folder, slot, pretty);
   if (*slots_restore) return cmd_slots_restore(folder, slot, generation);
   if (*conv) return cmd_convert(from, to, file, output_path, pretty);
+#if SAVEKIT_CLI_SEAL
+  if (*keygen) return cmd_keygen(key_id, output_path);
+  if (*seal) return cmd_seal(sealing);
+  if (*unseal) return cmd_unseal(sealing);
+  if (*train) return cmd_train_dict(samples, output_path, dictionary_bytes);
+#endif
   return usage;
 }

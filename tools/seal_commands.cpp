@@ -1,0 +1,160 @@
+// The savekit program's commands for sealed saves (seal_commands.hpp).
+#include "seal_commands.hpp"
+
+#include <savekit/base64.hpp>
+#include <savekit/seal.hpp>
+
+#include <charconv>
+#include <optional>
+
+#include "cli_common.hpp"
+#include "cli_files.hpp"
+
+namespace savekit_cli {
+
+namespace {
+
+// "ID BASE64" lines; the first key seals.
+savekit::result<savekit::keyring> read_key_file(const std::string& path) {
+  if (path.empty())
+    return savekit::error{savekit::errc::key_not_held, 0, "this needs a key: --key-file (savekit keygen makes one)"};
+  auto text = read_input(path);
+  if (!text) return std::move(text).error();
+  savekit::keyring keys;
+  std::size_t line_number = 0, at = 0;
+  while (at < text->size()) {
+    std::size_t end = text->find('\n', at);
+    if (end == std::string::npos) end = text->size();
+    std::string_view line = std::string_view{*text}.substr(at, end - at);
+    at = end + 1;
+    ++line_number;
+    if (std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r' || line.back() == '\t')) line.remove_suffix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty()) continue;
+    auto bad = [&](const std::string& what) {
+      return savekit::error{savekit::errc::invalid_value, 0,
+                            path + " line " + std::to_string(line_number) + ": " + what + " (expected \"ID BASE64\")"};
+    };
+    std::uint32_t id = 0;
+    auto [rest, ec] = std::from_chars(line.data(), line.data() + line.size(), id);
+    if (ec != std::errc{} || rest == line.data() + line.size() || *rest != ' ' || id == 0)
+      return bad("no key id (1 or more)");
+    std::string_view encoded = line.substr(static_cast<std::size_t>(rest - line.data()) + 1);
+    auto bytes = savekit::base64_decode(encoded);
+    if (!bytes) return bad("the key is not Base64");
+    auto key = savekit::seal_key::from_bytes(id, *bytes);
+    if (!key) return bad(key.error().message());
+    keys.add(std::move(*key));
+  }
+  if (keys.empty()) return savekit::error{savekit::errc::key_not_held, 0, path + " holds no key"};
+  return keys;
+}
+
+savekit::result<savekit::zstd_dictionary> read_dictionary(const std::string& path) {
+  auto bytes = read_input(path);
+  if (!bytes) return std::move(bytes).error();
+  auto dictionary = savekit::zstd_dictionary::from_bytes(std::move(*bytes));
+  if (!dictionary) return savekit::error{dictionary.error().code(), 0, path + ": " + dictionary.error().message()};
+  return dictionary;
+}
+
+int write_output(const std::string& path, std::string_view bytes) {
+  if (path.empty() || path == "-") {
+    output out;
+    out.write(bytes);
+    return out.finish(ok);
+  }
+  if (auto written = write_file(path, bytes); !written) return report(path, written.error());
+  return ok;
+}
+
+savekit::seal_context context_of(const seal_arguments& args) {
+  return {.name = args.name, .schema_version = args.schema_version, .player = args.player};
+}
+
+}  // namespace
+
+int cmd_keygen(std::uint32_t id, const std::string& output_path) {
+  if (id == 0) return report("keygen", savekit::error{savekit::errc::invalid_value, 0, "key ids start at 1"});
+  auto key = savekit::seal_key::generate(id);
+  if (!key) return report("keygen", key.error());
+  const auto bytes = key->bytes();
+  std::string line = std::to_string(id) + " " +
+                     savekit::base64_encode(std::span{reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}) +
+                     "\n";
+  return write_output(output_path, line);
+}
+
+int cmd_seal(const seal_arguments& args) {
+  savekit::seal_options options;
+  options.compression = args.compression == "none" ? savekit::seal_compression::none : savekit::seal_compression::zstd;
+  options.protection = args.protection == "none"  ? savekit::seal_protection::none
+                       : args.protection == "mac" ? savekit::seal_protection::mac
+                                                  : savekit::seal_protection::aead;
+  options.level = args.level;
+  std::optional<savekit::keyring> keys;
+  if (options.protection != savekit::seal_protection::none) {
+    auto read = read_key_file(args.key_file);
+    if (!read) return report(args.key_file.empty() ? "seal" : args.key_file, read.error());
+    keys = std::move(*read);
+  }
+  std::optional<savekit::zstd_dictionary> dictionary;
+  if (!args.dictionary.empty()) {
+    auto read = read_dictionary(args.dictionary);
+    if (!read) return report(args.dictionary, read.error());
+    dictionary = std::move(*read);
+    options.dictionary = &*dictionary;
+  }
+  auto input = read_input(args.input);
+  if (!input) return report(args.input.empty() ? "standard input" : args.input, input.error());
+  auto sealed = savekit::seal(*input, options, context_of(args), keys ? &*keys : nullptr);
+  if (!sealed) return report("seal", sealed.error());
+  return write_output(args.output, *sealed);
+}
+
+int cmd_unseal(const seal_arguments& args) {
+  auto input = read_input(args.input);
+  const std::string where = args.input.empty() ? "standard input" : args.input;
+  if (!input) return report(where, input.error());
+  auto info = savekit::inspect_sealed(*input);
+  if (!info) return report(where, info.error());
+  std::optional<savekit::keyring> keys;
+  if (info->protection != savekit::seal_protection::none) {
+    if (args.key_file.empty())
+      return report(where, savekit::error{savekit::errc::key_not_held, 8,
+                                          "sealed with key " + std::to_string(info->key_id) +
+                                              ": give the key file that holds it (--key-file)"});
+    auto read = read_key_file(args.key_file);
+    if (!read) return report(args.key_file.empty() ? where : args.key_file, read.error());
+    keys = std::move(*read);
+  }
+  std::vector<savekit::zstd_dictionary> dictionaries;
+  for (const std::string& path : args.dictionaries) {
+    auto read = read_dictionary(path);
+    if (!read) return report(path, read.error());
+    dictionaries.push_back(std::move(*read));
+  }
+  savekit::unseal_options options;
+  options.max_original_bytes = args.max_bytes;
+  for (const auto& d : dictionaries) options.dictionaries.push_back(&d);
+  auto opened = savekit::unseal(*input, keys ? &*keys : nullptr, context_of(args), options);
+  if (!opened) return report(where, opened.error());
+  return write_output(args.output, *opened);
+}
+
+int cmd_train_dict(const std::vector<std::string>& samples, const std::string& output_path, std::size_t capacity) {
+  std::vector<std::string> contents;
+  for (const std::string& path : samples) {
+    auto read = read_input(path);
+    if (!read) return report(path, read.error());
+    contents.push_back(std::move(*read));
+  }
+  auto dictionary = savekit::zstd_dictionary::train(contents, capacity);
+  if (!dictionary) return report("train-dict", dictionary.error());
+  std::fprintf(stderr, "savekit: a %zu-byte dictionary, id %u, from %zu samples\n", dictionary->bytes().size(),
+               dictionary->id(), samples.size());
+  return write_output(output_path, dictionary->bytes());
+}
+
+}  // namespace savekit_cli

@@ -1,0 +1,30 @@
+// The savekit program's commands for sealed saves (savekit/seal.hpp, docs/sealed.md):
+//   savekit keygen --id N -o KEYFILE              a new random key, in a key file
+//   savekit seal FILE -o OUT --key-file KEYS ...  compress and protect a save
+//   savekit unseal FILE -o OUT --key-file KEYS    check and open one (exit 1: tampered, ...)
+//   savekit train-dict SAMPLES... -o game.dict    a zstd dictionary from sample saves
+// A key file is text: one key per line, "ID BASE64" (32 bytes); the first line's key seals,
+// all of them open; '#' starts a comment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace savekit_cli {
+
+struct seal_arguments {
+  std::string input, output, key_file, compression = "zstd", protection = "aead", dictionary;
+  std::vector<std::string> dictionaries;  // unseal: any of these
+  int level = 3;
+  std::string name, player;
+  std::uint32_t schema_version = 0;
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+};
+
+int cmd_keygen(std::uint32_t id, const std::string& output);
+int cmd_seal(const seal_arguments& args);
+int cmd_unseal(const seal_arguments& args);
+int cmd_train_dict(const std::vector<std::string>& samples, const std::string& output, std::size_t capacity);
+
+}  // namespace savekit_cli
