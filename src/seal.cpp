@@ -353,4 +353,33 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
   return out;
 }
 
+namespace {
+
+class slot_sealer final : public payload_sealer {
+ public:
+  slot_sealer(keyring keys, seal_options options, std::string player, unseal_options open)
+      : keys_(std::move(keys)), options_(options), player_(std::move(player)), open_(std::move(open)) {}
+  result<std::string> seal(std::string_view payload, std::string_view slot,
+                           std::uint32_t schema_version) const override {
+    return savekit::seal(payload, options_, {slot, schema_version, player_}, &keys_);
+  }
+  result<std::string> unseal(std::string_view sealed, std::string_view slot,
+                             std::uint32_t schema_version) const override {
+    return savekit::unseal(sealed, &keys_, {slot, schema_version, player_}, open_);
+  }
+
+ private:
+  keyring keys_;
+  seal_options options_;
+  std::string player_;
+  unseal_options open_;
+};
+
+}  // namespace
+
+std::shared_ptr<const payload_sealer> make_slot_sealer(keyring keys, seal_options options, std::string player,
+                                                       unseal_options open) {
+  return std::make_shared<slot_sealer>(std::move(keys), options, std::move(player), std::move(open));
+}
+
 }  // namespace savekit

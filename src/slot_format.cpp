@@ -21,7 +21,7 @@ struct stored_slot_meta {
   std::vector<std::string> compact_layout;  // only for a payload in the compact form
 };
 
-constexpr std::uint8_t known_slot_flags = 0;
+constexpr std::uint8_t known_slot_flags = slot_flag_sealed;
 // The encoding byte is object_encoding's value: docs/format.md lists them.
 static_assert(static_cast<int>(object_encoding::msgpack) == 0 &&
               static_cast<int>(object_encoding::msgpack_compact) == 1 && static_cast<int>(object_encoding::json) == 2);

@@ -23,6 +23,7 @@ inline constexpr std::uint64_t max_slot_generation = (std::uint64_t{1} << 53) - 
 inline constexpr std::uint32_t max_slot_meta_bytes = 1u << 20;        // title and the game's fields
 inline constexpr std::uint32_t max_slot_meta_entries = 10000;         // the game's fields, in slot_meta::user
 inline constexpr std::uint32_t max_slot_thumbnail_bytes = 64u << 20;  // a picture, not a video
+inline constexpr std::uint8_t slot_flag_sealed = 1;                   // the payload is a sealed save
 
 // The fixed part at the start of a generation file; the sections follow in this order.
 struct slot_header {
@@ -31,7 +32,7 @@ struct slot_header {
   std::uint64_t restored_from = 0;
   std::uint32_t schema_version = 0;
   object_encoding encoding = object_encoding::msgpack;
-  std::uint8_t flags = 0;  // none defined yet (sealed saves will set one)
+  std::uint8_t flags = 0;  // slot_flag_sealed
   std::uint32_t name_bytes = 0;
   std::uint32_t meta_bytes = 0;
   std::uint32_t thumbnail_bytes = 0;

@@ -83,6 +83,7 @@ generation_info info_of(const inspected& g) {
   info.bytes = g.header.payload_bytes;
   info.thumbnail_bytes = g.header.thumbnail_bytes;
   info.restored_from = g.header.restored_from;
+  info.sealed = (g.header.flags & detail::slot_flag_sealed) != 0;
   info.meta = g.meta;
   return info;
 }
@@ -436,9 +437,22 @@ struct slots::state {
     const auto& t = save.meta.thumbnail;
     if (t.size() > detail::max_slot_thumbnail_bytes)
       return error{errc::value_too_large, 0, quoted(name) + ": the thumbnail is larger than 64 MiB"};
-    if (save.payload.size() > options.max_payload_bytes)
+    std::string_view payload = save.payload;
+    std::string sealed;
+    if (save.sealed.value_or(options.sealer != nullptr)) {
+      if (!options.sealer)
+        return error{errc::key_not_held, 0, quoted(name) + " was not saved: sealing it needs slots_options::sealer"};
+      result<std::string> made = options.sealer->seal(save.payload, name, save.schema_version);
+      if (!made)
+        return error{made.error().code(), 0,
+                     quoted(name) + " was not saved: it could not be sealed: " + made.error().message()};
+      sealed = std::move(*made);
+      payload = sealed;
+      header.flags |= detail::slot_flag_sealed;
+    }
+    if (payload.size() > options.max_payload_bytes)
       return error{errc::value_too_large, 0,
-                   quoted(name) + ": the save takes " + std::to_string(save.payload.size()) +
+                   quoted(name) + ": the save takes " + std::to_string(payload.size()) +
                        " bytes, more than max_payload_bytes (" + std::to_string(options.max_payload_bytes) +
                        "): it could not be read back"};
     std::string meta = detail::encode_slot_meta(save.meta, save.compact_layout);
@@ -449,7 +463,35 @@ struct slots::state {
                        std::to_string(detail::max_slot_meta_entries) + " fields)"};
     std::lock_guard lock(folder_mutex);
     return write_new_generation(name, header, meta, std::string_view{reinterpret_cast<const char*>(t.data()), t.size()},
-                                save.payload);
+                                payload);
+  }
+
+  // A sealed payload is bound to its slot's name: one copied or renamed is sealed again
+  // for the new name (a payload that is not sealed is returned as it is).
+  result<std::string> sealed_for(const slot_header& header, std::string payload, std::string_view from,
+                                 std::string_view to) {
+    if ((header.flags & detail::slot_flag_sealed) == 0 || from == to) return payload;
+    result<std::string> opened = open_sealed(header, payload, from);
+    if (!opened) return std::move(opened).error();
+    result<std::string> sealed = options.sealer->seal(*opened, to, header.schema_version);
+    if (!sealed)
+      return error{sealed.error().code(), 0, quoted(to) + ": sealing it failed: " + sealed.error().message()};
+    return sealed;
+  }
+
+  // A sealed payload, opened: errc::key_not_held without a sealer; the seal's own error else.
+  result<std::string> open_sealed(const slot_header& header, std::string_view payload, std::string_view name) {
+    if (!options.sealer)
+      return error{errc::key_not_held, 0,
+                   quoted(name) + " generation " + std::to_string(header.generation) +
+                       " is sealed: open the slots with a sealer (slots_options::sealer, savekit::make_slot_sealer)"};
+    result<std::string> opened = options.sealer->unseal(payload, name, header.schema_version);
+    if (!opened) {
+      error e = std::move(opened).error();
+      return error{e.code(), e.offset(),
+                   quoted(name) + " generation " + std::to_string(header.generation) + ": " + e.message()};
+    }
+    return opened;
   }
 
   error read_only_error() const {
@@ -793,6 +835,12 @@ result<slots::payload> slots::read_payload(std::string_view name, read_report* r
   out.schema_version = found->file.header.schema_version;
   out.generation = found->file.header.generation;
   out.compact_layout = std::move(found->file.compact_layout);
+  out.sealed = (found->file.header.flags & detail::slot_flag_sealed) != 0;
+  if (out.sealed) {
+    result<std::string> opened = state_->open_sealed(found->file.header, out.bytes, name);
+    if (!opened) return std::move(opened).error();
+    out.bytes = std::move(*opened);
+  }
   return out;
 }
 
@@ -933,7 +981,9 @@ status slots::copy(std::string_view from, std::string_view to) {
   const inspected& f = found->file;
   slot_header header = f.header;
   header.restored_from = 0;
-  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, f.payload);
+  result<std::string> payload = s.sealed_for(header, f.payload, from, to);
+  if (!payload) return std::move(payload).error();
+  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, *payload);
 }
 
 status slots::restore(std::string_view name, std::uint64_t generation) {
@@ -961,6 +1011,12 @@ result<slots::payload> slots::read_generation(std::string_view name, std::uint64
   out.schema_version = r->header.schema_version;
   out.generation = generation;
   out.compact_layout = std::move(r->compact_layout);
+  out.sealed = (r->header.flags & detail::slot_flag_sealed) != 0;
+  if (out.sealed) {
+    result<std::string> opened = s.open_sealed(r->header, out.bytes, name);
+    if (!opened) return std::move(opened).error();
+    out.bytes = std::move(*opened);
+  }
   return out;
 }
 
@@ -1012,8 +1068,10 @@ status slots::rename(std::string_view from, std::string_view to) {
       continue;
     }
     if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
+    result<std::string> payload = s.sealed_for(r->header, std::move(r->payload), from, to);
+    if (!payload) return std::move(payload).error();
     if (status written = s.write_generation(
-            to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail, r->payload);
+            to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail, *payload);
         !written)
       return written;
   }

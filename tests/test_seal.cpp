@@ -255,3 +255,80 @@ TEST(Seal, BadOptionsAreRefused) {
   EXPECT_FALSE(savekit::looks_sealed("SKS"));
   EXPECT_EQ(savekit::unseal("plain bytes, not sealed at all", &keys, here).error().code(), errc::tampered);
 }
+
+// ---- sealed slots (slots_options::sealer) ----
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "savekit/slots.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+struct Hero {
+  std::string name = "nobody";
+  int level = 1;
+  std::vector<int> inventory;
+  bool operator==(const Hero&) const = default;
+};
+std::string file_bytes(const std::filesystem::path& folder, const std::string& prefix) {
+  std::string all;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      all.append(std::istreambuf_iterator<char>(in), {});
+    }
+  return all;
+}
+}  // namespace
+
+TEST(SealedSlots, AreWrittenSealedReadOpenedAndResealedWhenCopiedOrRenamed) {
+  test_support::temp_dir dir;
+  const std::string folder = (dir.path() / "saves").string();
+  auto sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-1");
+  const Hero hero{"Ayla the unmistakable", 12, {1, 2, 3}};
+  {
+    auto s = savekit::slots::open(folder, {.sealer = sealer});
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->write("slot1", hero, {.title = "Chapter 2"}));
+    ASSERT_TRUE(s->write("plain", hero, {}, {.sealed = false}));
+    EXPECT_EQ(*s->read<Hero>("slot1"), hero);
+    EXPECT_TRUE(s->info("slot1")->sealed);
+    EXPECT_FALSE(s->info("plain")->sealed);
+    ASSERT_TRUE(s->copy("slot1", "slot2"));
+    ASSERT_TRUE(s->rename("slot2", "slot3"));
+    EXPECT_EQ(*s->read<Hero>("slot3"), hero) << "sealed again for its new name";
+    ASSERT_TRUE(s->write("slot1", Hero{}, {}));
+    ASSERT_TRUE(s->restore("slot1", 1));
+    EXPECT_EQ(*s->read<Hero>("slot1"), hero);
+  }
+  EXPECT_EQ(file_bytes(folder, "s-slot1.").find("unmistakable"), std::string::npos) << "encrypted on disk";
+  EXPECT_NE(file_bytes(folder, "s-plain.").find("unmistakable"), std::string::npos);
+
+  // Without keys: the load menu still shows, saves do not open, nothing is set aside.
+  auto keyless = savekit::slots::open(folder, {.read_only = true});
+  ASSERT_TRUE(keyless);
+  auto menu = keyless->list();
+  ASSERT_TRUE(menu);
+  EXPECT_EQ(menu->size(), 3u);
+  EXPECT_EQ(keyless->read<Hero>("slot1").error().code(), errc::key_not_held);
+  EXPECT_EQ(*keyless->read<Hero>("plain"), hero);
+  // Another player's keys (same key, other player id): tampered, and still not set aside.
+  auto other = savekit::slots::open(
+      folder, {.sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-2")});
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->read<Hero>("slot1").error().code(), errc::tampered);
+  auto history = other->history("slot1");
+  ASSERT_TRUE(history);
+  for (const auto& g : *history) EXPECT_FALSE(g.damaged);
+  EXPECT_EQ(other->copy("slot1", "stolen").error().code(), errc::tampered) << "nothing is resealed that did not open";
+}
+
+TEST(SealedSlots, ASealedWriteWithoutASealerIsRefused) {
+  test_support::temp_dir dir;
+  auto s = savekit::slots::open((dir.path() / "saves").string());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->write("slot1", Hero{}, {}, {.sealed = true}).error().code(), errc::key_not_held);
+  EXPECT_EQ(s->read<Hero>("slot1").error().code(), errc::not_found);
+}

@@ -255,8 +255,11 @@ int cmd_verify_slots(const std::string& folder, bool json) {
         checked = {g.generation,
                    c == savekit::errc::damaged               ? "damaged"
                    : c == savekit::errc::unsupported_version ? "newer format"
+                   : c == savekit::errc::key_not_held        ? "sealed"
                                                              : "unreadable",
-                   read.error().message()};
+                   c == savekit::errc::key_not_held
+                       ? "its checksums are intact; the seal itself is checked only with the keys"
+                       : read.error().message()};
       } else if (auto parsed = read->encoding == savekit::object_encoding::json
                                    ? savekit::document::from_json(read->bytes)
                                    : savekit::document::from_msgpack(read->bytes);
@@ -265,7 +268,7 @@ int cmd_verify_slots(const std::string& folder, bool json) {
         // something else than savekit (a hand edit with the checksums recomputed).
         checked = {g.generation, "unreadable", "the payload is not well-formed: " + parsed.error().to_string()};
       }
-      any_intact |= checked.verdict == "intact";
+      any_intact |= checked.verdict == "intact" || checked.verdict == "sealed";
       any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";
       any_newer |= checked.verdict == "newer format";
       v.generations.push_back(std::move(checked));

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "savekit/error.hpp"
+#include "savekit/sealer.hpp"
 
 namespace savekit {
 
@@ -138,6 +139,12 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
 // Checks, decrypts, decompresses. keys: needed for mac and aead (the key the save names).
 result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
                            const unseal_options& options = {});
+
+// Slots that seal their payloads (slots_options::sealer): sealed with options and the
+// keyring's current key, each bound to its slot's name, the schema version and player.
+// Dictionaries named in options and open must outlive the sealer.
+std::shared_ptr<const payload_sealer> make_slot_sealer(keyring keys, seal_options options = {}, std::string player = {},
+                                                       unseal_options open = {});
 
 // The format's sizes, for tools and tests.
 inline constexpr std::size_t sealed_header_bytes = 24;

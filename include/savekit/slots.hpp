@@ -33,6 +33,7 @@
 #include "savekit/error.hpp"
 #include "savekit/file_backend.hpp"
 #include "savekit/object_codec.hpp"
+#include "savekit/sealer.hpp"
 
 namespace savekit {
 
@@ -74,6 +75,7 @@ struct generation_info {
   std::uint64_t bytes = 0;            // the payload's size
   std::uint64_t thumbnail_bytes = 0;  // meta.thumbnail is left empty: see slots::thumbnail
   std::uint64_t restored_from = 0;    // the generation restore() copied, or 0
+  bool sealed = false;                // the payload is sealed (savekit/seal.hpp); bytes counts the sealed size
   slot_meta meta;
   // Set aside as *.damaged (history only; such a generation is never read or restored).
   bool damaged = false;
@@ -117,10 +119,16 @@ struct slots_options {
   bool create_if_missing = true;  // false: a missing folder is errc::not_found (tools, a mistyped path)
   completion_thread completions = completion_thread::worker;
   file_system* fs = nullptr;  // the operating system's by default; tests inject faults here
+  // Seals every payload written (savekit::make_slot_sealer, savekit/seal.hpp: compression,
+  // a MAC or encryption, bound to the slot's name and schema version) and opens sealed ones.
+  // Copies and renames are sealed again for their new name. Metadata and thumbnails stay
+  // readable (the load menu needs no key).
+  std::shared_ptr<const payload_sealer> sealer = nullptr;
 };
 
 struct write_options {
-  std::optional<object_encoding> encoding;  // the folder's (slots_options::encoding) if unset
+  std::optional<object_encoding> encoding = {};  // the folder's (slots_options::encoding) if unset
+  std::optional<bool> sealed = {};               // seal this write or not (default: whether there is a sealer)
 };
 
 class slots {
@@ -214,7 +222,11 @@ class slots {
     std::uint32_t schema_version = 0;
     std::uint64_t generation = 0;
     std::vector<std::string> compact_layout;  // the compact form's layout when saved (detail/layout.hpp)
+    bool sealed = false;                      // it was sealed (bytes are opened)
   };
+  // A sealed payload is opened with slots_options::sealer: without one errc::key_not_held;
+  // a payload that fails its seal is errc::tampered (never set aside, never fallen back
+  // from: a wrong key or player id must not turn every save into "damaged").
   result<payload> read_payload(std::string_view name, read_report* report = nullptr);
   // One kept generation's payload, every section checked (errc::not_found, damaged or
   // unsupported_version otherwise): for tools that show or verify history.
@@ -228,6 +240,7 @@ class slots {
 
   struct encoded_save {
     std::string payload;
+    std::optional<bool> sealed;  // write_options::sealed
     object_encoding encoding = object_encoding::msgpack;
     std::uint32_t schema_version = 1;
     slot_meta meta;
@@ -291,6 +304,7 @@ status slots::write(std::string_view name, const T& value, const slot_meta& meta
   if (status valid = check_name(name); !valid) return valid;
   result<encoded_save> save = encode(value, meta, encoding_for(options), limits());
   if (!save) return std::move(save).error();
+  save->sealed = options.sealed;
   return write_encoded(name, std::move(*save));
 }
 
@@ -302,12 +316,18 @@ void slots::write_async(std::string_view name, const T& value, const slot_meta& 
   if constexpr (detail::copy_is_independent<T>()) {
     // The snapshot is a copy (a memcpy-like cost), encoded on the worker.
     queue_write(
-        name, [copy = value, meta, encoding, limits = limits()] { return encode(copy, meta, encoding, limits); },
+        name,
+        [copy = value, meta, encoding, limits = limits(), sealed = options.sealed]() -> result<encoded_save> {
+          result<encoded_save> save = encode(copy, meta, encoding, limits);
+          if (save) save->sealed = sealed;
+          return save;
+        },
         std::move(done));
   } else {
     // A copy could share state with the game's object (pointers): encoded here instead.
     result<encoded_save> save = encode(value, meta, encoding, limits());
     if (!save) return deliver(std::move(done), std::move(save).error());
+    save->sealed = options.sealed;
     queue_write(
         name, [save = std::move(*save)]() mutable -> result<encoded_save> { return std::move(save); }, std::move(done));
   }

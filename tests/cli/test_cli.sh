@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the savekit command-line program as a user would: every subcommand, bad input,
 # a damaged store, a locked store, a slots folder. Usage:
-#   test_cli.sh PATH_TO_SAVEKIT [PATH_TO_EXAMPLE_SLOTS [PATH_TO_FORGE_SLOTS]]
+#   test_cli.sh PATH_TO_SAVEKIT [PATH_TO_EXAMPLE_SLOTS [PATH_TO_FORGE_SLOTS [PATH_TO_SEAL_SLOTS]]]
 set -u
 savekit=$1
 example_slots=${2:-}
 forge_slots=${3:-}
+seal_slots=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -314,6 +315,13 @@ if "$savekit" --help | grep -q '^  seal'; then
   check "unseal needs it" 1 '^$' -- "$savekit" unseal small.sealed
   stderr_has "and says so" 'key_not_held.*compressed with zstd dictionary'
   check "unseal with it" 0 '^$' -- sh -c "'$savekit' unseal small.sealed --dict game.dict | cmp - samples/7.json"
+  if [ -n "$seal_slots" ]; then
+    "$seal_slots" sealed-folder
+    check "verify: sealed saves are intact, their seals not checked without keys" 0 'sealed-folder: slots folder, 2 slots: intact' -- "$savekit" verify sealed-folder
+    check "verify says which are sealed" 0 'generation 2: sealed' -- "$savekit" verify sealed-folder
+    check "slots list shows a sealed slot's menu entry" 0 'Chapter 2' -- "$savekit" slots list sealed-folder
+    check "slots show cannot open it without keys" 1 'is sealed' -- "$savekit" slots show sealed-folder sealed
+  fi
 else
   echo "skipped: the sealed-save commands (the program was built without savekit::seal)"
 fi
