@@ -36,7 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (opened) FUZZ_CHECK(opened->size() <= limits.max_original_bytes);
     return 0;
   }
-  auto sealed = savekit::seal(rest, {.compression = compression, .level = 1, .protection = protection}, context, &keys());
+  auto sealed =
+      savekit::seal(rest, {.compression = compression, .level = 1, .protection = protection}, context, &keys());
   FUZZ_CHECK(sealed.has_value());
   std::string changed = *sealed;
   if (data[1] != 0) {
