@@ -10,6 +10,7 @@
         with each way's time as a ratio to savekit's way of the same class.
     report.py store RESULTS.json      store_bench's Google Benchmark JSON: Markdown tables.
     report.py slots RESULTS.json      slots_bench's: the load menu and background writes.
+    report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs.
 """
 import csv
 import json
@@ -469,6 +470,51 @@ def slots_report(path):
               f"{100 * background['real_time'] / sync['real_time']:.1f}% |")
 
 
+def seal_report(path):
+    _, rows = benchmark_rows(path)
+    data_names = ["Status (seed A)", "SaveGame (seed B)", "1,000 saves of ~1 KB", "world"]
+    codecs = ["zstd 1", "zstd 3", "zstd 19", "zstd 3 + dictionary", "zlib 6", "lz4"]
+
+    def row(kind, *args):
+        return rows.get(f"{kind}/" + "/".join(str(a) for a in args))
+
+    def mb_s(b):
+        return b.get("bytes_per_second", 0) / 1e6 if b else 0
+
+    print("### Compression: each save compressed on its own (JSON in)\n")
+    print("| data | bytes | codec | ratio | compress MB/s | decompress MB/s |")
+    print("|---|---:|---|---:|---:|---:|")
+    for d, data in enumerate(data_names):
+        for c, codec in enumerate(codecs):
+            packed, unpacked = row("compress", c, d), row("decompress", c, d)
+            if not packed or packed.get("error_occurred"):
+                continue
+            print(f"| {data} | {packed.get('original_bytes', 0):,.0f} | {codec} | {packed.get('ratio', 0):.2f} | "
+                  f"{mb_s(packed):,.0f} | {mb_s(unpacked):,.0f} |")
+    plain, with_dict = row("compress", 1, 2), row("compress", 3, 2)
+    if plain and with_dict:
+        print(f"\nOn the corpus of small saves a trained dictionary gives "
+              f"**{with_dict['ratio'] / plain['ratio']:.2f}×** the ratio of zstd 3 without one "
+              f"({with_dict['ratio']:.2f} against {plain['ratio']:.2f}; target ≥ 3×).\n")
+    print("### Sealing: seal and unseal against libsodium alone on the same bytes\n")
+    print("| bytes | way | seal MB/s | unseal MB/s | seal time ÷ libsodium's |")
+    print("|---:|---|---:|---:|---:|")
+    ways = ["seal: MAC", "seal: AEAD", "seal: zstd 3 + AEAD"]
+    for size in (100, 10 * 1024, 1024 * 1024):
+        floors = {0: row("seal", 4, size), 1: row("seal", 3, size), 2: row("seal", 3, size)}
+        for w, way in enumerate(ways):
+            sealed, opened = row("seal", w, size), row("unseal", w, size)
+            if not sealed:
+                continue
+            floor = floors[w]
+            ratio = f"{sealed['real_time'] / floor['real_time']:.2f}" if floor else "–"
+            print(f"| {size:,} | {way} | {mb_s(sealed):,.0f} | {mb_s(opened):,.0f} | {ratio} |")
+        for w, name in ((3, "libsodium XChaCha20-Poly1305 alone"), (4, "libsodium keyed BLAKE2b alone")):
+            b = row("seal", w, size)
+            if b:
+                print(f"| {size:,} | {name} | {mb_s(b):,.0f} | | 1.00 |")
+
+
 if __name__ == "__main__":
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else ("", [])
     if command == "studies" and len(args) >= 2:
@@ -480,5 +526,7 @@ if __name__ == "__main__":
         store_report(args[0])
     elif command == "slots" and len(args) == 1:
         slots_report(args[0])
+    elif command == "seal" and len(args) == 1:
+        seal_report(args[0])
     else:
         sys.exit(__doc__)

@@ -5,6 +5,7 @@
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
+#   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,8 @@ case "$name" in
   codecs) program=codec_bench title="Codec benchmark" ;;
   store) program=store_bench title="Store benchmark" ;;
   slots) program=slots_bench title="Slots benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots [benchmark flags]" >&2; exit 2 ;;
+  seal) program=seal_bench title="Sealed saves benchmark" ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|seal [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh
@@ -34,8 +36,8 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
   python3 bench/report.py "$name" "$results/$name.json"
 } >"$results/$name.md"
 echo "wrote $results/$name.md"
-if [ "$name" = slots ]; then
-  python3 scripts/embed_results.py README.md slots-bench "$results/slots.md" && echo "updated README.md"
+if [ "$name" = slots ] || [ "$name" = seal ]; then
+  python3 scripts/embed_results.py README.md "$name-bench" "$results/$name.md" && echo "updated README.md"
 fi
 if [ "$name" = codecs ]; then  # savekit beside glaze: the geometric means and the cases behind
   python3 scripts/embed_results.py README.md codecs-vs-glaze "$results/codecs_headline.md" && echo "updated README.md"

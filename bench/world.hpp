@@ -38,12 +38,13 @@ struct World {
   bool operator==(const World&) const = default;
 };
 
-inline World make_world() {
+// width × height chunks (8 × 8: a few MB; more for a larger world).
+inline World make_world(int width = 8, int height = 8) {
   World world{"Ardentia", {}, {}};
   unsigned seed = 7;
   auto next = [&] { return seed = seed * 1103515245u + 12345u; };
-  for (int cx = 0; cx < 8; ++cx) {
-    for (int cy = 0; cy < 8; ++cy) {
+  for (int cx = 0; cx < width; ++cx) {
+    for (int cy = 0; cy < height; ++cy) {
       Chunk chunk{cx, cy, {}, {}};
       for (int h = 0; h < 1024; ++h) chunk.heights.push_back(static_cast<float>(next() % 100000) / 97.0f);
       for (int n = 0; n < 12; ++n) {

@@ -33,6 +33,11 @@ error tampered(std::string what) {
 }
 
 // The context, as the digest, MAC or AEAD covers it (after the header and nonce).
+status check_context(const seal_context& context) {
+  if (context.name.size() > UINT32_MAX || context.player.size() > UINT32_MAX)
+    return error{errc::invalid_value, 0, "a seal context's name and player are at most 4 GiB"};
+  return {};
+}
 std::string encode_context(const seal_context& context) {
   std::string out{context_label};
   detail::put_u32(out, static_cast<std::uint32_t>(context.name.size()));
@@ -42,6 +47,19 @@ std::string encode_context(const seal_context& context) {
   out.append(context.player);
   return out;
 }
+
+// Each protection uses its own subkey, derived from the key: one key never serves two
+// algorithms. (Wiped on destruction.)
+struct subkey {
+  std::array<unsigned char, seal_key_bytes> bytes{};
+  subkey(const seal_key& key, seal_protection protection) {
+    crypto_kdf_derive_from_key(bytes.data(), bytes.size(), static_cast<std::uint64_t>(protection), "SKsealv1",
+                               key.bytes().data());
+  }
+  ~subkey() { sodium_memzero(bytes.data(), bytes.size()); }
+  subkey(const subkey&) = delete;
+  subkey& operator=(const subkey&) = delete;
+};
 
 // BLAKE2b-256 over header (with nonce), context and body: keyed for mac, plain for none.
 void digest(const unsigned char* key, std::string_view head, std::string_view context, std::string_view body,
@@ -60,6 +78,50 @@ ZSTD_CCtx* compressor() {
 ZSTD_DCtx* decompressor() {
   thread_local std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> context{ZSTD_createDCtx(), ZSTD_freeDCtx};
   return context.get();
+}
+
+// The body: exactly one zstd frame (no skippable frame, nothing after it) that holds its
+// content size, which must be the declared one; inflated into a buffer grown as output
+// arrives, so that a small frame claiming a large size allocates no more than it yields.
+result<std::string> inflate(std::string_view body, std::uint64_t declared, const zstd_dictionary* dictionary) {
+  if (body.size() < 4 || detail::get_u32(body.data()) != ZSTD_MAGICNUMBER)
+    return tampered("the body is not a zstd frame");
+  const std::size_t frame = ZSTD_findFrameCompressedSize(body.data(), body.size());
+  if (ZSTD_isError(frame) || frame != body.size()) return tampered("the body is not exactly one zstd frame");
+  const unsigned long long content = ZSTD_getFrameContentSize(body.data(), body.size());
+  if (content == ZSTD_CONTENTSIZE_UNKNOWN || content == ZSTD_CONTENTSIZE_ERROR || content != declared)
+    return tampered("the compressed frame does not hold its declared size");
+  if (ZSTD_getDictID_fromFrame(body.data(), body.size()) != (dictionary ? dictionary->id() : 0))
+    return tampered("the compressed frame names another dictionary");
+  ZSTD_DCtx* dctx = decompressor();
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);  // drops an earlier dictionary too
+  if (dictionary) {
+    const std::size_t loaded = ZSTD_DCtx_loadDictionary(dctx, dictionary->bytes().data(), dictionary->bytes().size());
+    if (ZSTD_isError(loaded)) return error{errc::invalid_value, 12, std::string{"zstd: "} + ZSTD_getErrorName(loaded)};
+  }
+  const auto size = static_cast<std::size_t>(declared);
+  std::string out(std::min(size, std::max<std::size_t>(body.size() * 8, 64 * 1024)), '\0');
+  ZSTD_inBuffer in{body.data(), body.size(), 0};
+  std::size_t produced = 0;
+  for (;;) {
+    ZSTD_outBuffer o{out.data(), out.size(), produced};
+    const std::size_t before_in = in.pos;
+    const std::size_t left = ZSTD_decompressStream(dctx, &o, &in);
+    if (ZSTD_isError(left))
+      return tampered(std::string{"the compressed body does not inflate: "} + ZSTD_getErrorName(left));
+    const bool progressed = o.pos != produced || in.pos != before_in;
+    produced = o.pos;
+    if (left == 0) break;  // the frame is complete
+    if (produced == out.size()) {
+      if (out.size() == size) return tampered("the compressed body inflates past its declared size");
+      out.resize(std::min(size, out.size() * 2));
+    } else if (in.pos == in.size || !progressed) {
+      return tampered("the compressed body ends before its frame does");
+    }
+  }
+  if (produced != size) return tampered("the compressed body does not inflate to its declared size");
+  out.resize(produced);
+  return out;
 }
 
 std::size_t nonce_bytes(seal_protection p) { return p == seal_protection::aead ? sealed_nonce_bytes : 0; }
@@ -210,6 +272,9 @@ result<sealed_info> inspect_sealed(std::string_view sealed) {
 result<std::string> seal(std::string_view plain, const seal_options& options, const seal_context& context,
                          const keyring* keys) {
   if (status ready = library_ready(); !ready) return std::move(ready).error();
+  if (static_cast<std::uint8_t>(options.compression) > 1 || static_cast<std::uint8_t>(options.protection) > 2)
+    return error{errc::invalid_value, 0, "an unknown compression or protection"};
+  if (status fits = check_context(context); !fits) return std::move(fits).error();
   const seal_key* key = nullptr;
   if (options.protection != seal_protection::none) {
     key = keys ? keys->current() : nullptr;
@@ -264,16 +329,19 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
     const auto* message = compressed ? reinterpret_cast<const unsigned char*>(out.data() + body_at)
                                      : reinterpret_cast<const unsigned char*>(plain.data());
     unsigned long long written = 0;
+    const subkey aead_key(*key, seal_protection::aead);
     crypto_aead_xchacha20poly1305_ietf_encrypt(
         reinterpret_cast<unsigned char*>(out.data() + body_at), &written, message, body_bytes,
         reinterpret_cast<const unsigned char*>(associated.data()), associated.size(), nullptr,
-        reinterpret_cast<const unsigned char*>(out.data() + nonce_at), key->bytes().data());
+        reinterpret_cast<const unsigned char*>(out.data() + nonce_at), aead_key.bytes.data());
     out.resize(body_at + written);
     return out;
   }
   if (!compressed) out.append(plain);
   unsigned char tag[sealed_tag_bytes_digest];
-  digest(key ? key->bytes().data() : nullptr, std::string_view{out}.substr(0, body_at), bound,
+  std::optional<subkey> mac_key;
+  if (key) mac_key.emplace(*key, seal_protection::mac);
+  digest(mac_key ? mac_key->bytes.data() : nullptr, std::string_view{out}.substr(0, body_at), bound,
          std::string_view{out}.substr(body_at), tag);
   out.append(reinterpret_cast<const char*>(tag), sizeof tag);
   return out;
@@ -282,8 +350,15 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
 result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
                            const unseal_options& options) {
   if (status ready = library_ready(); !ready) return std::move(ready).error();
+  if (status fits = check_context(context); !fits) return std::move(fits).error();
   result<sealed_info> info = inspect_sealed(sealed);
   if (!info) return std::move(info).error();
+  // Anyone can write a digest-only save: a reader with keys wants at least a MAC.
+  const seal_protection least =
+      options.minimum_protection.value_or(keys && !keys->empty() ? seal_protection::mac : seal_protection::none);
+  if (static_cast<std::uint8_t>(info->protection) < static_cast<std::uint8_t>(least))
+    return tampered("it carries " + std::string{to_string(info->protection)} + " protection, and " +
+                    std::string{to_string(least)} + " or more is required");
   const seal_key* key = nullptr;
   if (info->protection != seal_protection::none) {
     key = keys ? keys->find(info->key_id) : nullptr;
@@ -291,14 +366,7 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
       return error{errc::key_not_held, 8,
                    "sealed with key " + std::to_string(info->key_id) + ", which the keyring does not hold"};
   }
-  const zstd_dictionary* dictionary = nullptr;
-  if (info->dictionary_id != 0) {
-    for (const zstd_dictionary* d : options.dictionaries)
-      if (d && d->id() == info->dictionary_id) dictionary = d;
-    if (!dictionary)
-      return error{errc::key_not_held, 12,
-                   "compressed with zstd dictionary " + std::to_string(info->dictionary_id) + ", which was not given"};
-  }
+
   const std::size_t body_at = sealed_header_bytes + nonce_bytes(info->protection);
   const std::string_view head = sealed.substr(0, body_at);
   const std::string bound = encode_context(context);
@@ -310,24 +378,26 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
     associated += bound;
     opened.resize(cipher.size() - sealed_tag_bytes_aead);
     unsigned long long length = 0;
+    const subkey aead_key(*key, seal_protection::aead);
     if (crypto_aead_xchacha20poly1305_ietf_decrypt(
             reinterpret_cast<unsigned char*>(opened.data()), &length, nullptr,
             reinterpret_cast<const unsigned char*>(cipher.data()), cipher.size(),
             reinterpret_cast<const unsigned char*>(associated.data()), associated.size(),
-            reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes), key->bytes().data()) != 0)
+            reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes), aead_key.bytes.data()) != 0)
       return tampered("the encryption's tag does not match");
     body = opened;
   } else {
     body = sealed.substr(body_at, sealed.size() - body_at - sealed_tag_bytes_digest);
     unsigned char expected[sealed_tag_bytes_digest];
-    digest(key ? key->bytes().data() : nullptr, head, bound, body, expected);
+    std::optional<subkey> mac_key;
+    if (key) mac_key.emplace(*key, seal_protection::mac);
+    digest(mac_key ? mac_key->bytes.data() : nullptr, head, bound, body, expected);
     if (sodium_memcmp(expected, sealed.data() + sealed.size() - sealed_tag_bytes_digest, sizeof expected) != 0)
       return tampered(key ? "the MAC does not match" : "the digest does not match");
   }
 
-  // Checked, so the size is the sealer's; refused before the output is allocated. (The
-  // check itself allocates no more than the sealed bytes' size.)
-  if (info->original_bytes > options.max_original_bytes)
+  // Checked, so the size is the sealer's; refused before the output is allocated.
+  if (info->original_bytes > options.max_original_bytes || info->original_bytes > std::string{}.max_size())
     return error{errc::value_too_large, 16,
                  "the sealed save declares " + std::to_string(info->original_bytes) +
                      " bytes, more than max_original_bytes (" + std::to_string(options.max_original_bytes) + ")"};
@@ -336,21 +406,15 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
     if (opened.empty()) return std::string{body};
     return opened;
   }
-  // Only bytes that passed the check get here. Still: exactly the declared size, or nothing.
-  const unsigned long long declared = ZSTD_getFrameContentSize(body.data(), body.size());
-  if (declared != info->original_bytes) return tampered("the compressed frame does not hold its declared size");
-  if (ZSTD_getDictID_fromFrame(body.data(), body.size()) != (dictionary ? dictionary->id() : 0))
-    return tampered("the compressed frame names another dictionary");
-  std::string out(static_cast<std::size_t>(info->original_bytes), '\0');
-  ZSTD_DCtx* dctx = decompressor();
-  const std::size_t made = dictionary
-                               ? ZSTD_decompress_usingDict(dctx, out.data(), out.size(), body.data(), body.size(),
-                                                           dictionary->bytes().data(), dictionary->bytes().size())
-                               : ZSTD_decompressDCtx(dctx, out.data(), out.size(), body.data(), body.size());
-  if (ZSTD_isError(made) || made != out.size())
-    return tampered(std::string{"the compressed body does not inflate to its declared size"} +
-                    (ZSTD_isError(made) ? std::string{": "} + ZSTD_getErrorName(made) : std::string{}));
-  return out;
+  const zstd_dictionary* dictionary = nullptr;
+  if (info->dictionary_id != 0) {
+    for (const zstd_dictionary* d : options.dictionaries)
+      if (d && d->id() == info->dictionary_id) dictionary = d;
+    if (!dictionary)
+      return error{errc::key_not_held, 12,
+                   "compressed with zstd dictionary " + std::to_string(info->dictionary_id) + ", which was not given"};
+  }
+  return inflate(body, info->original_bytes, dictionary);
 }
 
 namespace {
@@ -358,7 +422,9 @@ namespace {
 class slot_sealer final : public payload_sealer {
  public:
   slot_sealer(keyring keys, seal_options options, std::string player, unseal_options open)
-      : keys_(std::move(keys)), options_(options), player_(std::move(player)), open_(std::move(open)) {}
+      : keys_(std::move(keys)), options_(options), player_(std::move(player)), open_(std::move(open)) {
+    if (!open_.minimum_protection) open_.minimum_protection = options_.protection;  // no downgrade
+  }
   result<std::string> seal(std::string_view payload, std::string_view slot,
                            std::uint32_t schema_version) const override {
     return savekit::seal(payload, options_, {slot, schema_version, player_}, &keys_);

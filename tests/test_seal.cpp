@@ -3,6 +3,7 @@
 // dictionaries are bound; a declared size above the limit is refused unread.
 #include <gtest/gtest.h>
 #include <sodium.h>
+#include <zstd.h>
 
 #include <random>
 #include <set>
@@ -56,6 +57,13 @@ std::string describe(const mode& m) {
 }
 
 const savekit::seal_context here{.name = "slot1", .schema_version = 3, .player = "p-42"};
+// A reader that expects the mode a save was sealed with (a keyed reader otherwise refuses
+// digest-only saves: AReaderWithKeysOpensNoSaveWithLessThanAMac).
+savekit::unseal_options expecting(const mode& m) {
+  savekit::unseal_options options;
+  options.minimum_protection = m.protection;
+  return options;
+}
 
 }  // namespace
 
@@ -68,7 +76,7 @@ TEST(Seal, EveryModeRoundTripsEverySize) {
         auto sealed = savekit::seal(plain, {.compression = m.compression, .protection = m.protection}, here, &keys);
         ASSERT_TRUE(sealed) << describe(m) << " " << size << ": " << sealed.error().to_string();
         EXPECT_TRUE(savekit::looks_sealed(*sealed));
-        auto opened = savekit::unseal(*sealed, &keys, here);
+        auto opened = savekit::unseal(*sealed, &keys, here, expecting(m));
         ASSERT_TRUE(opened) << describe(m) << " " << size << ": " << opened.error().to_string();
         EXPECT_EQ(*opened, plain) << describe(m) << " " << size;
         auto info = savekit::inspect_sealed(*sealed);
@@ -107,22 +115,94 @@ TEST(Seal, EverySingleByteFlipAndEveryTruncationIsAnError) {
       for (unsigned char flip : {0x01, 0x80, 0xFF}) {
         std::string bad = *sealed;
         bad[at] = static_cast<char>(bad[at] ^ flip);
-        auto opened = savekit::unseal(bad, &keys, here);
+        auto opened = savekit::unseal(bad, &keys, here, expecting(m));
         ASSERT_FALSE(opened) << describe(m) << ": a flip at " << at << " opened";
         const errc code = opened.error().code();
-        // The version and algorithm bytes, and the key id, have codes of their own.
-        const bool own_code = (at >= 4 && at <= 6 && code == errc::unsupported_algorithm) ||
-                              (at >= 8 && at <= 15 && code == errc::key_not_held);
+        // The version and algorithm bytes may name what this build lacks, and the key id
+        // of a keyed save a key the keyring lacks; everything else is tampered.
+        const bool own_code =
+            (at >= 4 && at <= 6 && code == errc::unsupported_algorithm) ||
+            (at >= 8 && at <= 11 && m.protection != seal_protection::none && code == errc::key_not_held);
         EXPECT_TRUE(code == errc::tampered || own_code)
             << describe(m) << " flip at " << at << ": " << opened.error().to_string();
       }
     for (std::size_t length = 0; length < sealed->size(); ++length) {
-      auto opened = savekit::unseal(std::string_view{*sealed}.substr(0, length), &keys, here);
+      auto opened = savekit::unseal(std::string_view{*sealed}.substr(0, length), &keys, here, expecting(m));
       ASSERT_FALSE(opened) << describe(m) << ": cut to " << length << " opened";
       EXPECT_EQ(opened.error().code(), errc::tampered) << describe(m) << " cut to " << length;
     }
-    auto longer = savekit::unseal(*sealed + "x", &keys, here);
+    auto longer = savekit::unseal(*sealed + "x", &keys, here, expecting(m));
     EXPECT_EQ(longer.error().code(), errc::tampered) << describe(m);
+  }
+}
+
+// Found by an attack review: a digest-only save is anyone's to write, and opened under a
+// keyed reader it passed for the key holder's.
+TEST(Seal, AReaderWithKeysOpensNoSaveWithLessThanAMac) {
+  savekit::keyring keys{key_of(1, 7)};
+  auto forged = savekit::seal(R"({"gold":999999999})", {.protection = seal_protection::none}, here);
+  ASSERT_TRUE(forged);
+  auto opened = savekit::unseal(*forged, &keys, here);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code(), errc::tampered);
+  auto mac = savekit::seal("x", {.protection = seal_protection::mac}, here, &keys);
+  savekit::unseal_options aead_only;
+  aead_only.minimum_protection = seal_protection::aead;
+  EXPECT_EQ(savekit::unseal(*mac, &keys, here, aead_only).error().code(), errc::tampered);
+  EXPECT_TRUE(savekit::unseal(*mac, &keys, here));
+  savekit::unseal_options anything;
+  anything.minimum_protection = seal_protection::none;
+  EXPECT_TRUE(savekit::unseal(*forged, &keys, here, anything)) << "when the reader says so";
+  EXPECT_TRUE(savekit::unseal(*forged, nullptr, here)) << "a reader without keys checks a digest only";
+  auto sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {.protection = seal_protection::aead}, "p");
+  auto forged_for_slot = savekit::seal("x", {.protection = seal_protection::none}, {"slot1", 1, "p"});
+  EXPECT_EQ(sealer->unseal(*forged_for_slot, "slot1", 1).error().code(), errc::tampered);
+}
+
+// Also from the review: the body is one zstd frame holding its size, nothing else.
+TEST(Seal, OnlyOneZstdFrameOfTheDeclaredSizeInflates) {
+  ASSERT_GE(sodium_init(), 0);
+  auto frame = [](std::string_view text, bool with_size) {
+    std::string out(ZSTD_compressBound(text.size()) + 16, '\0');
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, with_size ? 1 : 0);
+    const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), text.data(), text.size());
+    ZSTD_freeCCtx(cctx);
+    out.resize(n);
+    return out;
+  };
+  const std::string skippable("\x50\x2a\x4d\x18\x00\x00\x00\x00", 8);
+  const std::string text = "hello hello hello";
+  struct bodies {
+    std::string body;
+    std::uint64_t declared;
+  };
+  for (const auto& [body, declared] :
+       {bodies{frame(text, true) + skippable, text.size()}, bodies{frame(text, true) + frame("", true), text.size()},
+        bodies{skippable + frame(text, true), text.size()}, bodies{frame(text, false), text.size()},
+        bodies{frame(text, true).substr(0, 10), text.size()}}) {
+    // A digest-only envelope around it, digest recomputed (no key is needed to forge one).
+    std::string forged = "SKSL";
+    forged += '\x01', forged += '\x01', forged += '\x00', forged += '\x00';
+    forged += std::string(8, '\0');
+    for (int i = 0; i < 8; ++i) forged += static_cast<char>((declared >> (8 * i)) & 0xFF);
+    forged += body;
+    std::string context = "savekit sealed save v1";
+    auto put_u32 = [&](std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) context.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    };
+    put_u32(5), context += "slot1", put_u32(3), put_u32(4), context += "p-42";
+    unsigned char tag[32];
+    crypto_generichash_state state;
+    crypto_generichash_init(&state, nullptr, 0, 32);
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(forged.data()), 24);
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(context.data()), context.size());
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(forged.data() + 24), forged.size() - 24);
+    crypto_generichash_final(&state, tag, 32);
+    forged.append(reinterpret_cast<const char*>(tag), 32);
+    auto opened = savekit::unseal(forged, nullptr, here);
+    ASSERT_FALSE(opened) << "a body of " << body.size() << " bytes opened";
+    EXPECT_EQ(opened.error().code(), errc::tampered) << opened.error().to_string();
   }
 }
 
@@ -135,9 +215,9 @@ TEST(Seal, AnotherSlotSchemaOrPlayerDoesNotOpenIt) {
          {savekit::seal_context{"slot2", 3, "p-42"}, savekit::seal_context{"slot1", 4, "p-42"},
           savekit::seal_context{"slot1", 3, "p-43"}, savekit::seal_context{"slot1", 3, ""},
           savekit::seal_context{"slot13", 3, "p-42"}})
-      EXPECT_EQ(savekit::unseal(*sealed, &keys, other).error().code(), errc::tampered)
+      EXPECT_EQ(savekit::unseal(*sealed, &keys, other, expecting(m)).error().code(), errc::tampered)
           << describe(m) << " opened as " << other.name << "/" << other.schema_version << "/" << other.player;
-    EXPECT_TRUE(savekit::unseal(*sealed, &keys, here)) << describe(m);
+    EXPECT_TRUE(savekit::unseal(*sealed, &keys, here, expecting(m))) << describe(m);
   }
 }
 
@@ -252,6 +332,10 @@ TEST(Seal, BadOptionsAreRefused) {
   EXPECT_EQ(savekit::seal("x", {.level = 99}, here, &keys).error().code(), errc::invalid_value);
   savekit::keyring zero{key_of(0, 7)};
   EXPECT_EQ(savekit::seal("x", {}, here, &zero).error().code(), errc::invalid_value);
+  EXPECT_EQ(savekit::seal("x", {.compression = static_cast<seal_compression>(2)}, here, &keys).error().code(),
+            errc::invalid_value);
+  EXPECT_EQ(savekit::seal("x", {.protection = static_cast<seal_protection>(3)}, here, &keys).error().code(),
+            errc::invalid_value);
   EXPECT_FALSE(savekit::looks_sealed("SKS"));
   EXPECT_EQ(savekit::unseal("plain bytes, not sealed at all", &keys, here).error().code(), errc::tampered);
 }

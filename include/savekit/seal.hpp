@@ -21,15 +21,18 @@
 // max_original_bytes is refused before anything is allocated, and a body that inflates
 // to anything but its declared size is errc::tampered.
 //
-// A key inside the game deters casual editing; it does not stop a player who reads the
-// binary (docs/sealed.md). The compiled part is the savekit::seal library (libzstd,
-// libsodium).
+// A reader that holds keys opens only saves with a MAC or AEAD (unseal_options::
+// minimum_protection): anyone can write a digest-only save. Each mode uses its own subkey,
+// derived from the key (libsodium's crypto_kdf). A key inside the game deters casual
+// editing; it does not stop a player who reads the binary (docs/sealed.md). The compiled part is the savekit::seal
+// library (libzstd, libsodium).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -116,6 +119,10 @@ struct seal_context {
 struct unseal_options {
   std::uint64_t max_original_bytes = std::uint64_t{1} << 30;  // a larger declared size is refused unread
   std::vector<const zstd_dictionary*> dictionaries = {};      // the one the save names is used
+  // The least protection a save must carry to open (a save with less is errc::tampered:
+  // anyone can write a digest-only save). Unset: mac when a keyring with a key is given,
+  // none otherwise.
+  std::optional<seal_protection> minimum_protection = {};
 };
 
 // What a sealed save's header says (tools; nothing is checked but the header's shape).
@@ -142,7 +149,8 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
 
 // Slots that seal their payloads (slots_options::sealer): sealed with options and the
 // keyring's current key, each bound to its slot's name, the schema version and player.
-// Dictionaries named in options and open must outlive the sealer.
+// A save opens only with the protection options name, or more (open.minimum_protection
+// unset). Dictionaries named in options and open must outlive the sealer.
 std::shared_ptr<const payload_sealer> make_slot_sealer(keyring keys, seal_options options = {}, std::string player = {},
                                                        unseal_options open = {});
 

@@ -1,0 +1,298 @@
+// Sealed saves' costs and sizes, in one run (bench/run.sh seal):
+//  - compression: ratio and speed of zstd levels 1, 3 and 19, zstd 3 with a dictionary
+//    trained on other saves, zlib (level 6) and lz4, over the seeds' objects as JSON, a
+//    corpus of 1,000 generated ~1 KB saves (each compressed on its own, as a game saves
+//    them) and a ~10 MB world;
+//  - sealing: seal and unseal of 100 B, 10 KB and 1 MB with a MAC, with AEAD, and with
+//    zstd + AEAD, beside libsodium's own XChaCha20-Poly1305 and keyed BLAKE2b on the same
+//    bytes (the floor: savekit must add no copies).
+#include <benchmark/benchmark.h>
+#include <lz4.h>
+#include <sodium.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <savekit/json.hpp>
+#include <savekit/seal.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_objects.hpp"
+#include "world.hpp"
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "seal_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// A game's save of about 1 KB as JSON: a character, an inventory, quests and settings —
+// names from the game's own lists, numbers in the ranges a game uses.
+std::string corpus_save(unsigned seed) {
+  static const char* const names[] = {"Ayla", "Borin", "Cael", "Dara", "Eskil", "Fenna", "Garrick", "Hild"};
+  static const char* const classes[] = {"warrior", "ranger", "mage", "cleric"};
+  static const char* const items[] = {"iron sword", "oak bow", "healing potion", "mana potion", "leather armor",
+                                      "torch",      "rope",    "lockpick",       "silver ring", "bread"};
+  static const char* const quests[] = {"the_lost_ring", "wolves_at_the_mill", "the_north_gate", "a_letter_for_hild",
+                                       "the_drowned_crypt"};
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string out = R"({"version":3,"player":{"name":")" + std::string{names[pick(8)]} + R"(","class":")" +
+                    classes[pick(4)] + R"(","level":)" + std::to_string(1 + pick(40)) + R"(,"hp":)" +
+                    std::to_string(20 + pick(200)) + R"(,"max_hp":)" + std::to_string(220) + R"(,"gold":)" +
+                    std::to_string(pick(5000)) + R"(,"position":{"map":"overworld","x":)" + std::to_string(pick(512)) +
+                    R"(,"y":)" + std::to_string(pick(512)) + R"(}},"inventory":[)";
+  const int count = 6 + pick(6);
+  for (int i = 0; i < count; ++i) {
+    if (i) out += ',';
+    out += R"({"item":")" + std::string{items[pick(10)]} + R"(","count":)" + std::to_string(1 + pick(9)) +
+           R"(,"equipped":)" + (pick(4) == 0 ? "true" : "false") + "}";
+  }
+  out += R"(],"quests":{)";
+  for (int q = 0; q < 5; ++q) {
+    if (q) out += ',';
+    out += '"' + std::string{quests[q]} + R"(":{"stage":)" + std::to_string(pick(6)) + R"(,"done":)" +
+           (pick(3) == 0 ? "true" : "false") + "}";
+  }
+  out += R"(},"settings":{"music":)" + std::to_string(pick(11) * 10) + R"(,"sound":)" + std::to_string(pick(11) * 10) +
+         R"(,"difficulty":")" + (pick(2) ? "normal" : "hard") + R"(","subtitles":true},"playtime_s":)" +
+         std::to_string(pick(400000)) + "}";
+  return out;
+}
+
+std::vector<std::string> corpus(unsigned first, int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back(corpus_save(first + static_cast<unsigned>(i)));
+  return out;
+}
+
+const std::vector<std::string>& data_set(int which) {
+  static const std::vector<std::string> sets[] = {
+      {savekit::to_json(seeds::seed_status())},
+      {savekit::to_json(seeds::seed_save_game())},
+      corpus(1'000'000, 1000),                        // the dictionary is trained on other saves (seeds from 0)
+      {savekit::to_json(bench::make_world(28, 25))},  // about 10 MB
+  };
+  return sets[which];
+}
+const char* const data_names[] = {"Status (seed A)", "SaveGame (seed B)", "1,000 saves of ~1 KB", "world"};
+
+const savekit::zstd_dictionary& dictionary() {
+  static const savekit::zstd_dictionary d = [] {
+    auto trained = savekit::zstd_dictionary::train(corpus(0, 2000), 16 * 1024);
+    if (!trained) fail(trained.error().to_string());
+    return std::move(*trained);
+  }();
+  return d;
+}
+
+enum codec : int { zstd1, zstd3, zstd19, zstd3_dictionary, zlib6, lz4 };
+const char* const codec_names[] = {"zstd 1", "zstd 3", "zstd 19", "zstd 3 + dictionary", "zlib 6", "lz4"};
+
+std::size_t compress_one(codec c, const std::string& in, std::string& out, ZSTD_CCtx* cctx) {
+  switch (c) {
+    case zstd1:
+    case zstd3:
+    case zstd19:
+    case zstd3_dictionary: {
+      out.resize(ZSTD_compressBound(in.size()));
+      const int level = c == zstd1 ? 1 : c == zstd19 ? 19 : 3;
+      std::size_t n = c == zstd3_dictionary
+                          ? ZSTD_compress_usingDict(cctx, out.data(), out.size(), in.data(), in.size(),
+                                                    dictionary().bytes().data(), dictionary().bytes().size(), level)
+                          : ZSTD_compressCCtx(cctx, out.data(), out.size(), in.data(), in.size(), level);
+      if (ZSTD_isError(n)) fail(ZSTD_getErrorName(n));
+      return n;
+    }
+    case zlib6: {
+      uLongf n = compressBound(static_cast<uLong>(in.size()));
+      out.resize(n);
+      if (compress2(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(in.data()),
+                    static_cast<uLong>(in.size()), 6) != Z_OK)
+        fail("zlib");
+      return n;
+    }
+    case lz4: {
+      out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
+      int n = LZ4_compress_default(in.data(), out.data(), static_cast<int>(in.size()), static_cast<int>(out.size()));
+      if (n <= 0) fail("lz4");
+      return static_cast<std::size_t>(n);
+    }
+  }
+  return 0;
+}
+
+void decompress_one(codec c, const std::string& packed, std::string& out, ZSTD_DCtx* dctx) {
+  switch (c) {
+    case zstd1:
+    case zstd3:
+    case zstd19:
+    case zstd3_dictionary: {
+      std::size_t n = c == zstd3_dictionary
+                          ? ZSTD_decompress_usingDict(dctx, out.data(), out.size(), packed.data(), packed.size(),
+                                                      dictionary().bytes().data(), dictionary().bytes().size())
+                          : ZSTD_decompressDCtx(dctx, out.data(), out.size(), packed.data(), packed.size());
+      if (ZSTD_isError(n) || n != out.size()) fail("zstd decompression");
+      return;
+    }
+    case zlib6: {
+      uLongf n = static_cast<uLongf>(out.size());
+      if (uncompress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(packed.data()),
+                     static_cast<uLong>(packed.size())) != Z_OK ||
+          n != out.size())
+        fail("zlib decompression");
+      return;
+    }
+    case lz4:
+      if (LZ4_decompress_safe(packed.data(), out.data(), static_cast<int>(packed.size()),
+                              static_cast<int>(out.size())) != static_cast<int>(out.size()))
+        fail("lz4 decompression");
+      return;
+  }
+}
+
+// state.range(0): codec; range(1): data set. Counters: ratio (original ÷ compressed, summed).
+void BM_Compress(benchmark::State& state) {
+  const auto c = static_cast<codec>(state.range(0));
+  const auto& inputs = data_set(static_cast<int>(state.range(1)));
+  if (c == zstd3_dictionary && state.range(1) != 2) return state.SkipWithError("dictionaries are for small saves");
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx{ZSTD_createCCtx(), ZSTD_freeCCtx};
+  std::string out;
+  std::size_t original = 0, packed = 0;
+  for (const auto& in : inputs) original += in.size(), packed += compress_one(c, in, out, cctx.get());
+  for (auto _ : state)
+    for (const auto& in : inputs) benchmark::DoNotOptimize(compress_one(c, in, out, cctx.get()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * original));
+  state.counters["ratio"] = static_cast<double>(original) / static_cast<double>(packed);
+  state.counters["original_bytes"] = static_cast<double>(original);
+  state.counters["packed_bytes"] = static_cast<double>(packed);
+  state.SetLabel(std::string{codec_names[c]} + " | " + data_names[state.range(1)]);
+}
+
+void BM_Decompress(benchmark::State& state) {
+  const auto c = static_cast<codec>(state.range(0));
+  const auto& inputs = data_set(static_cast<int>(state.range(1)));
+  if (c == zstd3_dictionary && state.range(1) != 2) return state.SkipWithError("dictionaries are for small saves");
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> cctx{ZSTD_createCCtx(), ZSTD_freeCCtx};
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx{ZSTD_createDCtx(), ZSTD_freeDCtx};
+  std::vector<std::string> packed;
+  std::size_t original = 0;
+  for (const auto& in : inputs) {
+    std::string out;
+    out.resize(compress_one(c, in, out, cctx.get()));
+    packed.push_back(std::move(out));
+    original += in.size();
+  }
+  std::vector<std::string> outputs;
+  for (const auto& in : inputs) outputs.emplace_back(in.size(), '\0');
+  for (auto _ : state)
+    for (std::size_t i = 0; i < packed.size(); ++i) decompress_one(c, packed[i], outputs[i], dctx.get());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (outputs[i] != inputs[i]) fail("a round trip differs");
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * original));
+  state.SetLabel(std::string{codec_names[c]} + " | " + data_names[state.range(1)]);
+}
+
+void codec_args(benchmark::internal::Benchmark* b) {
+  for (int set = 0; set < 4; ++set)
+    for (int c = zstd1; c <= lz4; ++c)
+      if (c != zstd3_dictionary || set == 2) b->Args({c, set});
+}
+BENCHMARK(BM_Compress)->Apply(codec_args)->Name("compress");
+BENCHMARK(BM_Decompress)->Apply(codec_args)->Name("decompress");
+
+// ---- sealing ----
+
+enum seal_way : int { mac, aead, zstd_aead, raw_aead, raw_mac };
+const char* const seal_names[] = {"seal: MAC", "seal: AEAD", "seal: zstd 3 + AEAD", "libsodium AEAD alone",
+                                  "libsodium keyed BLAKE2b alone"};
+
+const savekit::keyring& keys() {
+  static const savekit::keyring ring = [] {
+    auto key = savekit::seal_key::generate(1);
+    if (!key) fail(key.error().to_string());
+    return savekit::keyring{std::move(*key)};
+  }();
+  return ring;
+}
+const savekit::seal_context where{.name = "slot1", .schema_version = 3, .player = "player-42"};
+
+std::string payload_of(std::size_t bytes) {  // a save: JSON-like text, compressible as saves are
+  std::string out;
+  for (unsigned i = 0; out.size() < bytes; ++i) out += corpus_save(i);
+  out.resize(bytes);
+  return out;
+}
+
+savekit::seal_options options_of(seal_way way) {
+  savekit::seal_options o;
+  o.compression = way == zstd_aead ? savekit::seal_compression::zstd : savekit::seal_compression::none;
+  o.protection = way == mac ? savekit::seal_protection::mac : savekit::seal_protection::aead;
+  return o;
+}
+
+// range(0): way; range(1): bytes. Seal, or the library alone on the same bytes.
+void BM_Seal(benchmark::State& state) {
+  const auto way = static_cast<seal_way>(state.range(0));
+  const std::string plain = payload_of(static_cast<std::size_t>(state.range(1)));
+  if (sodium_init() < 0) fail("libsodium");
+  std::string out(plain.size() + 64, '\0');
+  const unsigned char* key = keys().current()->bytes().data();
+  unsigned char nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES] = {};
+  for (auto _ : state) {
+    if (way == raw_aead) {
+      unsigned long long n = 0;
+      randombytes_buf(nonce, sizeof nonce);  // as a seal does
+      crypto_aead_xchacha20poly1305_ietf_encrypt(reinterpret_cast<unsigned char*>(out.data()), &n,
+                                                 reinterpret_cast<const unsigned char*>(plain.data()), plain.size(),
+                                                 nullptr, 0, nullptr, nonce, key);
+      benchmark::DoNotOptimize(n);
+    } else if (way == raw_mac) {
+      crypto_generichash(reinterpret_cast<unsigned char*>(out.data()), 32,
+                         reinterpret_cast<const unsigned char*>(plain.data()), plain.size(), key, 32);
+      benchmark::DoNotOptimize(out.data());
+    } else {
+      auto sealed = savekit::seal(plain, options_of(way), where, &keys());
+      if (!sealed) fail(sealed.error().to_string());
+      benchmark::DoNotOptimize(sealed->data());
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * plain.size()));
+  state.SetLabel(seal_names[way]);
+}
+
+void BM_Unseal(benchmark::State& state) {
+  const auto way = static_cast<seal_way>(state.range(0));
+  const std::string plain = payload_of(static_cast<std::size_t>(state.range(1)));
+  auto sealed = savekit::seal(plain, options_of(way), where, &keys());
+  if (!sealed) fail(sealed.error().to_string());
+  for (auto _ : state) {
+    auto opened = savekit::unseal(*sealed, &keys(), where);
+    if (!opened) fail(opened.error().to_string());
+    benchmark::DoNotOptimize(opened->data());
+  }
+  if (*savekit::unseal(*sealed, &keys(), where) != plain) fail("unseal differs");
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * plain.size()));
+  state.SetLabel(seal_names[way]);
+}
+
+void seal_args(benchmark::internal::Benchmark* b) {
+  for (std::int64_t bytes : {100, 10 * 1024, 1024 * 1024})
+    for (int way = mac; way <= raw_mac; ++way) b->Args({way, bytes});
+}
+void unseal_args(benchmark::internal::Benchmark* b) {
+  for (std::int64_t bytes : {100, 10 * 1024, 1024 * 1024})
+    for (int way = mac; way <= zstd_aead; ++way) b->Args({way, bytes});
+}
+BENCHMARK(BM_Seal)->Apply(seal_args)->Name("seal");
+BENCHMARK(BM_Unseal)->Apply(unseal_args)->Name("unseal");
+
+}  // namespace
+
+BENCHMARK_MAIN();
