@@ -19,6 +19,8 @@ std::string_view to_string(value_type type) noexcept {
       return "msgpack_compact";
     case value_type::json:
       return "json";
+    case value_type::sealed:
+      return "sealed";
     case value_type::end_of_known_types:
       break;
   }

@@ -242,6 +242,10 @@ status check_stored_value(value_type type, std::string_view bytes) {
       raw_json any;
       return savekit::from_json(bytes, any, {.max_depth = stored_value_max_depth});
     }
+    case value_type::sealed:  // its header's shape (the seal itself needs the keys)
+      if (bytes.size() < 24 || bytes.substr(0, 4) != "SKSL")
+        return error{errc::invalid_value, 0, "not a sealed save (savekit/seal.hpp)"};
+      return {};
     case value_type::end_of_known_types:
       break;
   }
@@ -262,6 +266,50 @@ status prefs::set_raw(std::string_view key, value_type type, std::string_view by
   std::lock_guard lock(state_->mutex);
   put(key, type, bytes);
   return {};
+}
+
+// ---- sealed entries ----------------------------------------------------------------------------
+
+// Sealed: [u8 type][bytes], bound to the key (the context's name; schema version 0).
+status prefs::set_sealed(std::string_view key, value_type type, std::string_view bytes, const payload_sealer& sealer) {
+  if (status valid = check_key(key); !valid) return valid;
+  if (!is_known(type) || type == value_type::sealed)
+    return key_error(errc::wrong_type, key, "a sealed entry holds one of the other value types");
+  if (status decodes = check_stored_value(type, bytes); !decodes)
+    return error{errc::invalid_value, decodes.error().offset(),
+                 "not a stored " + std::string{to_string(type)} + ": " + decodes.error().message(), store_path(key)};
+  std::string plain;
+  plain.reserve(bytes.size() + 1);
+  plain.push_back(static_cast<char>(type));
+  plain.append(bytes);
+  result<std::string> sealed = sealer.seal(plain, key, 0);
+  if (!sealed) {
+    error e = std::move(sealed).error();
+    return error{e.code(), e.offset(), "sealing failed: " + e.message(), store_path(key)};
+  }
+  if (sealed->size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
+  std::lock_guard lock(state_->mutex);
+  put_swap(key, value_type::sealed, *sealed);
+  return {};
+}
+
+result<stored_value> prefs::open_sealed(std::string_view key, const payload_sealer& sealer) const {
+  std::string sealed;
+  {
+    std::lock_guard lock(state_->mutex);
+    result<const entry*> found = typed_entry(key, value_type::sealed);
+    if (!found) return std::move(found).error();
+    sealed = (*found)->bytes;
+  }
+  result<std::string> opened = sealer.unseal(sealed, key, 0);
+  if (!opened) {
+    error e = std::move(opened).error();
+    return error{e.code(), e.offset(), e.message(), store_path(key)};
+  }
+  const auto type = opened->empty() ? value_type::sealed : static_cast<value_type>((*opened)[0]);
+  if (!is_known(type) || type == value_type::sealed)
+    return key_error(errc::unsupported_version, key, "the sealed entry holds a type this savekit does not know");
+  return stored_value{type, opened->substr(1)};
 }
 
 // ---- keys ------------------------------------------------------------------------------------

@@ -589,7 +589,10 @@ TEST(Prefs, EveryKnownValueTypeIsKeptByEveryBackend) {
       for (int tag = 0; tag < 256; ++tag) {
         auto type = static_cast<value_type>(tag);
         if (!savekit::is_known(type)) continue;
-        std::string bytes = type == value_type::json ? "1" : std::string("\x01", 1);  // valid for every type
+        // Valid for each type: a sealed entry is checked for a sealed save's shape only.
+        std::string bytes = type == value_type::json     ? "1"
+                            : type == value_type::sealed ? "SKSL" + std::string(20, '\0')
+                                                         : std::string("\x01", 1);
         ASSERT_TRUE(p->set_raw("type" + std::to_string(tag), type, bytes)) << tag;
         written.push_back(type);
       }

@@ -416,3 +416,46 @@ TEST(SealedSlots, ASealedWriteWithoutASealerIsRefused) {
   EXPECT_EQ(s->write("slot1", Hero{}, {}, {.sealed = true}).error().code(), errc::key_not_held);
   EXPECT_EQ(s->read<Hero>("slot1").error().code(), errc::not_found);
 }
+
+// ---- sealed prefs entries ----
+
+#include "savekit/prefs.hpp"
+
+TEST(SealedPrefs, AnEntrySealedForItsKeyOpensThereAndNowhereElse) {
+  test_support::temp_dir dir;
+  const std::string path = (dir.path() / "player.prefs").string();
+  auto sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-1");
+  const Hero hero{"Ayla the unmistakable", 12, {1, 2, 3}};
+  {
+    auto p = savekit::prefs::open(path);
+    ASSERT_TRUE(p);
+    ASSERT_TRUE(p->set_sealed("hero", hero, *sealer));
+    ASSERT_TRUE(p->set_sealed("coins", savekit::value_type::integer, "\x2a", *sealer));  // MessagePack 42
+    EXPECT_EQ(p->set_sealed("nested", savekit::value_type::sealed, "SKSL", *sealer).error().code(), errc::wrong_type);
+    EXPECT_EQ(p->set_sealed("bad", savekit::value_type::integer, "not msgpack", *sealer).error().code(),
+              errc::invalid_value);
+    ASSERT_TRUE(p->save());
+  }
+  std::ifstream file(path, std::ios::binary);
+  const std::string on_disk{std::istreambuf_iterator<char>(file), {}};
+  EXPECT_EQ(on_disk.find("unmistakable"), std::string::npos) << "encrypted in the store file";
+
+  auto p = savekit::prefs::open(path);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(*p->type_of("hero"), savekit::value_type::sealed);
+  EXPECT_EQ(*p->get_sealed<Hero>("hero", *sealer), hero);
+  auto coins = p->open_sealed("coins", *sealer);
+  ASSERT_TRUE(coins);
+  EXPECT_EQ(coins->type, savekit::value_type::integer);
+  EXPECT_EQ(coins->bytes, "\x2a");
+  EXPECT_EQ(p->get<Hero>("hero").error().code(), errc::wrong_type) << "a sealed entry is not read unopened";
+  EXPECT_EQ(p->get_sealed<Hero>("coins", *sealer).error().code(), errc::wrong_type);
+  // Copied under another key (raw bytes, as an editor would): it does not open there.
+  auto raw = p->get_raw("hero");
+  ASSERT_TRUE(raw);
+  ASSERT_TRUE(p->set_raw("stolen", savekit::value_type::sealed, raw->bytes));
+  EXPECT_EQ(p->open_sealed("stolen", *sealer).error().code(), errc::tampered);
+  auto other_player = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-2");
+  EXPECT_EQ(p->open_sealed("hero", *other_player).error().code(), errc::tampered);
+  EXPECT_EQ(p->set_raw("junk", savekit::value_type::sealed, "not sealed at all").error().code(), errc::invalid_value);
+}

@@ -426,7 +426,8 @@ TEST(StoreDurability, RecordsFromANewerSavekitAreRefusedNotRewritten) {
   newer_case cases[] = {
       {"flag bit 1", commit_record(2, {{false, "b", 3, "y"}}, 0x02)},
       {"flag bit 7", commit_record(2, {}, 0x81)},
-      {"value type 8", commit_record(2, {{false, "b", 8, "y"}})},
+      {"an unknown value type",
+       commit_record(2, {{false, "b", static_cast<std::uint8_t>(savekit::value_type::end_of_known_types), "y"}})},
       {"record kind 2", commit_record(2, {}, 0, 2)},
   };
   for (const auto& c : cases) {

@@ -164,6 +164,7 @@ savekit::result<std::string> encode_value(savekit::value_type type, std::string_
       if (!s) return s.error();
       return *s;
     }
+    case value_type::sealed:  // its bytes, as Base64 (checked by set_raw: a sealed save's shape)
     case value_type::bytes: {
       std::string_view b64 = text;
       std::string unquoted;
@@ -211,6 +212,7 @@ std::optional<std::string> exact_json(const savekit::stored_value& v) {
       if (valid_utf8(v.bytes)) text = savekit::to_json(v.bytes);
       break;
     case value_type::bytes:
+    case value_type::sealed:
       break;
     case value_type::json:
       text = v.bytes;
@@ -266,12 +268,23 @@ int cmd_list(const std::string& path, bool json) {
   return out.finish(ok);
 }
 
-int cmd_get(const std::string& path, const std::string& key, bool raw, bool pretty) {
+// sealer: opens a sealed entry (--key-file); without one a sealed entry is an error.
+int cmd_get(const std::string& path, const std::string& key, bool raw, bool pretty,
+            const savekit::payload_sealer* sealer) {
   auto store = open_store(path, store_access::read);
   if (!store) return report(path, store.error());
   auto value = store->get_raw(key);
   if (!value) return report(path, value.error());
   warn_if_damaged(path, *store, "reading");
+  if (value->type == savekit::value_type::sealed && !raw) {
+    if (!sealer)
+      return report(path + ": " + key,
+                    savekit::error{savekit::errc::key_not_held, 0,
+                                   "the entry is sealed: give the keys (--key-file), or `get --raw` for its bytes"});
+    auto opened = store->open_sealed(key, *sealer);
+    if (!opened) return report(path + ": " + key, opened.error());
+    value = std::move(opened);
+  }
   output out;
   if (raw) {
     out.write(value->bytes);
@@ -320,6 +333,7 @@ int cmd_get(const std::string& path, const std::string& key, bool raw, bool pret
       out.line(*text);
       break;
     }
+    case value_type::sealed:  // opened above
     case value_type::end_of_known_types:
       break;
   }
@@ -546,6 +560,11 @@ int main(int argc, char** argv) {
   get->add_option("KEY", key, "key")->required();
   get->add_flag("--raw", raw, "write the stored bytes unchanged");
   get->add_flag("--pretty", pretty, "indent JSON");
+  std::string get_key_file, get_player;
+#if SAVEKIT_CLI_SEAL
+  get->add_option("--key-file", get_key_file, "keys that open a sealed entry");
+  get->add_option("--player", get_player, "the player id a sealed entry is bound to");
+#endif
 
   auto* set = app.add_subcommand("set", "Set a value and commit it");
   set->add_option("STORE", store, "store file (created if missing)")->required();
@@ -641,7 +660,17 @@ int main(int argc, char** argv) {
     return code == 0 ? ok : usage;
   }
   if (*list) return cmd_list(store, json);
-  if (*get) return cmd_get(store, key, raw, pretty);
+  if (*get) {
+    std::shared_ptr<const savekit::payload_sealer> sealer;
+#if SAVEKIT_CLI_SEAL
+    if (!get_key_file.empty()) {
+      auto made = sealer_from_key_file(get_key_file, get_player);
+      if (!made) return report(get_key_file, made.error());
+      sealer = std::move(*made);
+    }
+#endif
+    return cmd_get(store, key, raw, pretty, sealer.get());
+  }
   if (*set) return cmd_set(store, key, value, type);
   if (*del) return cmd_delete(store, key);
   if (*exp) return cmd_export(store, pretty);

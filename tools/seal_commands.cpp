@@ -75,6 +75,15 @@ savekit::seal_context context_of(const seal_arguments& args) {
 
 }  // namespace
 
+savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_file(const std::string& path,
+                                                                                     const std::string& player) {
+  auto keys = read_key_file(path);
+  if (!keys) return std::move(keys).error();
+  savekit::unseal_options open;
+  open.minimum_protection = savekit::seal_protection::mac;
+  return savekit::make_slot_sealer(std::move(*keys), {}, player, std::move(open));
+}
+
 int cmd_keygen(std::uint32_t id, const std::string& output_path) {
   if (id == 0) return report("keygen", savekit::error{savekit::errc::invalid_value, 0, "key ids start at 1"});
   auto key = savekit::seal_key::generate(id);

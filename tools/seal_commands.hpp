@@ -7,7 +7,11 @@
 // all of them open; '#' starts a comment.
 #pragma once
 
+#include <savekit/error.hpp>
+#include <savekit/sealer.hpp>
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,10 @@ struct seal_arguments {
   std::uint32_t schema_version = 0;
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 };
+
+// Opens sealed prefs entries (savekit get --key-file): the keys of a key file, for a player.
+savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_file(const std::string& path,
+                                                                                     const std::string& player);
 
 int cmd_keygen(std::uint32_t id, const std::string& output);
 int cmd_seal(const seal_arguments& args);

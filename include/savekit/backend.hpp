@@ -32,6 +32,7 @@ enum class value_type : std::uint8_t {
   msgpack = 5,          // an object, MessagePack map form (set)
   msgpack_compact = 6,  // an object, MessagePack compact form
   json = 7,             // an object, JSON
+  sealed = 8,           // a sealed save (savekit/seal.hpp) of [u8 value_type][bytes] (set_sealed)
   // One past the last known type: a new type goes above this line, and is_known and
   // every switch over value_type (none has a default) name the places to handle it.
   end_of_known_types,

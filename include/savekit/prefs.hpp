@@ -38,6 +38,7 @@
 #include "savekit/json.hpp"
 #include "savekit/msgpack.hpp"
 #include "savekit/object_codec.hpp"
+#include "savekit/sealer.hpp"
 
 namespace savekit {
 
@@ -181,6 +182,19 @@ class prefs {
   template <class T>
   status get_into(std::string_view key, T& into, object_options options = {}) const;
 
+  // ---- sealed entries ----
+  // A value sealed for its key's name (savekit/seal.hpp; savekit::make_slot_sealer makes a
+  // sealer): stored as value_type::sealed, compressed and MACed or encrypted; copied under
+  // another key it does not open (errc::tampered).
+  status set_sealed(std::string_view key, value_type type, std::string_view bytes, const payload_sealer& sealer);
+  template <class T>
+  status set_sealed(std::string_view key, const T& value, const payload_sealer& sealer,
+                    object_encoding encoding = object_encoding::msgpack, object_options options = {});
+  // The type and bytes a sealed entry holds: errc::tampered, key_not_held, wrong_type...
+  result<stored_value> open_sealed(std::string_view key, const payload_sealer& sealer) const;
+  template <class T>
+  result<T> get_sealed(std::string_view key, const payload_sealer& sealer, object_options options = {}) const;
+
   // ---- keys ----
   bool has_key(std::string_view key) const;
   result<value_type> type_of(std::string_view key) const;
@@ -317,6 +331,8 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
     case value_type::msgpack_compact:
       decoded = detail::decode_object(found->bytes, object_encoding::msgpack, into, options);
       break;
+    case value_type::sealed:
+      return error{errc::wrong_type, 0, "entry is sealed: read it with get_sealed", store_path(key)};
     case value_type::integer:
     case value_type::floating:
     case value_type::string:
@@ -331,6 +347,38 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
                  store_path(key) + e.path().substr(1)};
   }
   return {};
+}
+
+template <class T>
+status prefs::set_sealed(std::string_view key, const T& value, const payload_sealer& sealer, object_encoding encoding,
+                         object_options options) {
+  std::string bytes;
+  if (status encoded = detail::encode_object(value, encoding, bytes, options); !encoded) {
+    error e = std::move(encoded).error();
+    return error{e.code(), e.offset(), e.message(), store_path(key)};
+  }
+  const value_type type = encoding == object_encoding::json              ? value_type::json
+                          : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
+                                                                         : value_type::msgpack;
+  return set_sealed(key, type, bytes, sealer);
+}
+
+template <class T>
+result<T> prefs::get_sealed(std::string_view key, const payload_sealer& sealer, object_options options) const {
+  result<stored_value> opened = open_sealed(key, sealer);
+  if (!opened) return std::move(opened).error();
+  if (opened->type != value_type::json && opened->type != value_type::msgpack &&
+      opened->type != value_type::msgpack_compact)
+    return error{errc::wrong_type, 0,
+                 "the sealed entry holds " + std::string{to_string(opened->type)} + ", not an object", store_path(key)};
+  result<T> out{std::in_place};
+  const object_encoding encoding = opened->type == value_type::json ? object_encoding::json : object_encoding::msgpack;
+  if (status decoded = detail::decode_object(opened->bytes, encoding, *out, options); !decoded) {
+    error e = std::move(decoded).error();
+    return error{e.code(), e.offset(), "sealed object does not decode: " + e.message(),
+                 store_path(key) + e.path().substr(1)};
+  }
+  return out;
 }
 
 template <class T>

@@ -315,6 +315,18 @@ if "$savekit" --help | grep -q '^  seal'; then
   check "unseal needs it" 1 '^$' -- "$savekit" unseal small.sealed
   stderr_has "and says so" 'key_not_held.*compressed with zstd dictionary'
   check "unseal with it" 0 '^$' -- sh -c "'$savekit' unseal small.sealed --dict game.dict | cmp - samples/7.json"
+  # a sealed prefs entry: [type][bytes], sealed for its key (schema 0), imported as such
+  printf '\003hello sealed' >entry.bin
+  sealed_b64=$("$savekit" seal entry.bin --key-file old.key --name greeting --schema 0 | base64 -w0)
+  printf '{"savekit_export":1,"entries":[{"key":"greeting","type":"sealed","base64":"%s"}]}' "$sealed_b64" >sealed_export.json
+  check "import a sealed entry" 0 '^$' -- "$savekit" import sealed.prefs sealed_export.json
+  check "list shows it sealed" 0 'greeting +sealed' -- "$savekit" list sealed.prefs
+  check "get needs the keys" 1 '^$' -- "$savekit" get sealed.prefs greeting
+  stderr_has "and says the entry is sealed" 'key_not_held.*the entry is sealed'
+  check "get --key-file opens it" 0 '^hello sealed$' -- "$savekit" get sealed.prefs greeting --key-file old.key
+  check "under another player it is tampered" 1 '^$' -- "$savekit" get sealed.prefs greeting --key-file old.key --player p2
+  check "export keeps it sealed" 0 '"key":"greeting","type":"sealed","base64"' -- "$savekit" export sealed.prefs
+  check "a sealed entry that is not sealed bytes is refused" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"x\",\"type\":\"sealed\",\"base64\":\"AAAA\"}]}' | '$savekit' import sealed.prefs"
   if [ -n "$seal_slots" ]; then
     "$seal_slots" sealed-folder
     check "verify: sealed saves are intact, their seals not checked without keys" 0 'sealed-folder: slots folder, 2 slots: intact' -- "$savekit" verify sealed-folder
