@@ -8,10 +8,39 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "little_endian.hpp"
 
 namespace savekit {
+
+// A dictionary digested by zstd once (ZSTD_CDict per level, one ZSTD_DDict) instead of at
+// every seal: compressing ~1 KB saves with it was 2.5 times slower than without it.
+struct zstd_dictionary::digested {
+  std::mutex mutex;
+  std::map<int, std::unique_ptr<ZSTD_CDict, decltype(&ZSTD_freeCDict)>> for_level;
+  std::unique_ptr<ZSTD_DDict, decltype(&ZSTD_freeDDict)> for_reading{nullptr, ZSTD_freeDDict};
+
+  const ZSTD_CDict* compressing(const std::string& bytes, int level) {
+    std::lock_guard lock(mutex);
+    auto found = for_level.find(level);
+    if (found == for_level.end())
+      found = for_level
+                  .emplace(level,
+                           std::unique_ptr<ZSTD_CDict, decltype(&ZSTD_freeCDict)>{
+                               ZSTD_createCDict(bytes.data(), bytes.size(), level), ZSTD_freeCDict})
+                  .first;
+    return found->second.get();
+  }
+  const ZSTD_DDict* decompressing(const std::string& bytes) {
+    std::lock_guard lock(mutex);
+    if (!for_reading) for_reading.reset(ZSTD_createDDict(bytes.data(), bytes.size()));
+    return for_reading.get();
+  }
+};
+
+zstd_dictionary::digested& digest_of(const zstd_dictionary& d) { return *d.digested_; }
 
 namespace {
 
@@ -96,8 +125,9 @@ result<std::string> inflate(std::string_view body, std::uint64_t declared, const
   ZSTD_DCtx* dctx = decompressor();
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);  // drops an earlier dictionary too
   if (dictionary) {
-    const std::size_t loaded = ZSTD_DCtx_loadDictionary(dctx, dictionary->bytes().data(), dictionary->bytes().size());
-    if (ZSTD_isError(loaded)) return error{errc::invalid_value, 12, std::string{"zstd: "} + ZSTD_getErrorName(loaded)};
+    const ZSTD_DDict* prepared = digest_of(*dictionary).decompressing(dictionary->bytes());
+    if (!prepared || ZSTD_isError(ZSTD_DCtx_refDDict(dctx, prepared)))
+      return error{errc::io_error, 12, "zstd could not prepare the dictionary"};
   }
   const auto size = static_cast<std::size_t>(declared);
   std::string out(std::min(size, std::max<std::size_t>(body.size() * 8, 64 * 1024)), '\0');
@@ -189,6 +219,7 @@ result<zstd_dictionary> zstd_dictionary::from_bytes(std::string bytes) {
   zstd_dictionary d;
   d.bytes_ = std::move(bytes);
   d.id_ = id;
+  d.digested_ = std::make_shared<digested>();
   return d;
 }
 
@@ -307,12 +338,13 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
   if (compressed) {
     out.resize(body_at + ZSTD_compressBound(plain.size()) + sealed_tag_bytes_digest);
     ZSTD_CCtx* cctx = compressor();
-    const std::size_t made =
-        dictionary
-            ? ZSTD_compress_usingDict(cctx, out.data() + body_at, out.size() - body_at, plain.data(), plain.size(),
-                                      dictionary->bytes().data(), dictionary->bytes().size(), options.level)
-            : ZSTD_compressCCtx(cctx, out.data() + body_at, out.size() - body_at, plain.data(), plain.size(),
-                                options.level);
+    const ZSTD_CDict* prepared =
+        dictionary ? digest_of(*dictionary).compressing(dictionary->bytes(), options.level) : nullptr;
+    if (dictionary && !prepared) return error{errc::io_error, 0, "zstd could not prepare the dictionary"};
+    const std::size_t made = prepared ? ZSTD_compress_usingCDict(cctx, out.data() + body_at, out.size() - body_at,
+                                                                 plain.data(), plain.size(), prepared)
+                                      : ZSTD_compressCCtx(cctx, out.data() + body_at, out.size() - body_at,
+                                                          plain.data(), plain.size(), options.level);
     if (ZSTD_isError(made)) return error{errc::io_error, 0, std::string{"zstd: "} + ZSTD_getErrorName(made)};
     out.resize(body_at + made);
     body = std::string_view{out}.substr(body_at);

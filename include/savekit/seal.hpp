@@ -92,9 +92,13 @@ class zstd_dictionary {
   std::uint32_t id() const { return id_; }
   const std::string& bytes() const { return bytes_; }
 
+  struct digested;  // zstd's prepared forms of it (per level), made once, shared by copies
+
  private:
   std::string bytes_;
   std::uint32_t id_ = 0;
+  std::shared_ptr<digested> digested_;
+  friend digested& digest_of(const zstd_dictionary&);
 };
 
 enum class seal_compression : std::uint8_t { none = 0, zstd = 1 };
