@@ -43,6 +43,15 @@
 namespace savekit {
 
 namespace detail {
+// The value type an object is stored under in a given encoding.
+constexpr value_type stored_type(object_encoding encoding) noexcept {
+  return encoding == object_encoding::json              ? value_type::json
+         : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
+                                                        : value_type::msgpack;
+}
+}  // namespace detail
+
+namespace detail {
 
 #if defined(__EMSCRIPTEN__)
 using store_mutex = std::mutex;
@@ -292,6 +301,10 @@ class prefs {
   const entry* find(std::string_view key) const;  // live entries only
   // The live entry under key if it holds type; errc::not_found or wrong_type otherwise.
   result<const entry*> typed_entry(std::string_view key, value_type type) const;
+  // An object entry's bytes decoded into `into`; holder and object name them in errors.
+  template <class T>
+  static status decode_stored(std::string_view key, value_type type, std::string_view bytes, T& into,
+                              object_options options, const char* holder, const char* object);
 
   std::shared_ptr<shared_state> state_;
 };
@@ -309,27 +322,23 @@ status prefs::set(std::string_view key, const T& value, object_encoding encoding
     error e = std::move(encoded).error();
     return error{e.code(), e.offset(), e.message(), store_path(key)};
   }
-  const value_type type = encoding == object_encoding::json              ? value_type::json
-                          : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
-                                                                         : value_type::msgpack;
+  const value_type type = detail::stored_type(encoding);
   if (buffer.size() > max_value_size) return error{errc::value_too_large, 0, "value too large", store_path(key)};
   put_swap(key, type, buffer);
   return {};
 }
 
 template <class T>
-status prefs::get_into(std::string_view key, T& into, object_options options) const {
-  std::lock_guard lock(state_->mutex);
-  const entry* found = find(key);
-  if (!found) return error{errc::not_found, 0, "no entry under this key", store_path(key)};
+status prefs::decode_stored(std::string_view key, value_type type, std::string_view bytes, T& into,
+                            object_options options, const char* holder, const char* object) {
   status decoded;
-  switch (found->type) {  // no default: a new value_type must be placed here
+  switch (type) {  // no default: a new value_type must be placed here
     case value_type::json:
-      decoded = detail::decode_object(found->bytes, object_encoding::json, into, options);
+      decoded = detail::decode_object(bytes, object_encoding::json, into, options);
       break;
     case value_type::msgpack:
     case value_type::msgpack_compact:
-      decoded = detail::decode_object(found->bytes, object_encoding::msgpack, into, options);
+      decoded = detail::decode_object(bytes, object_encoding::msgpack, into, options);
       break;
     case value_type::sealed:
       return error{errc::wrong_type, 0, "entry is sealed: read it with get_sealed", store_path(key)};
@@ -338,15 +347,23 @@ status prefs::get_into(std::string_view key, T& into, object_options options) co
     case value_type::string:
     case value_type::bytes:
     case value_type::end_of_known_types:
-      return error{errc::wrong_type, 0, "entry holds " + std::string{to_string(found->type)} + ", not an object",
-                   store_path(key)};
+      return error{errc::wrong_type, 0,
+                   std::string{holder} + " holds " + std::string{to_string(type)} + ", not an object", store_path(key)};
   }
   if (!decoded) {
     error e = std::move(decoded).error();
-    return error{e.code(), e.offset(), "stored object does not decode: " + e.message(),
+    return error{e.code(), e.offset(), std::string{object} + " does not decode: " + e.message(),
                  store_path(key) + e.path().substr(1)};
   }
   return {};
+}
+
+template <class T>
+status prefs::get_into(std::string_view key, T& into, object_options options) const {
+  std::lock_guard lock(state_->mutex);
+  const entry* found = find(key);
+  if (!found) return error{errc::not_found, 0, "no entry under this key", store_path(key)};
+  return decode_stored(key, found->type, found->bytes, into, options, "entry", "stored object");
 }
 
 template <class T>
@@ -357,9 +374,7 @@ status prefs::set_sealed(std::string_view key, const T& value, const payload_sea
     error e = std::move(encoded).error();
     return error{e.code(), e.offset(), e.message(), store_path(key)};
   }
-  const value_type type = encoding == object_encoding::json              ? value_type::json
-                          : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
-                                                                         : value_type::msgpack;
+  const value_type type = detail::stored_type(encoding);
   return set_sealed(key, type, bytes, sealer);
 }
 
@@ -367,17 +382,9 @@ template <class T>
 result<T> prefs::get_sealed(std::string_view key, const payload_sealer& sealer, object_options options) const {
   result<stored_value> opened = open_sealed(key, sealer);
   if (!opened) return std::move(opened).error();
-  if (opened->type != value_type::json && opened->type != value_type::msgpack &&
-      opened->type != value_type::msgpack_compact)
-    return error{errc::wrong_type, 0,
-                 "the sealed entry holds " + std::string{to_string(opened->type)} + ", not an object", store_path(key)};
   result<T> out{std::in_place};
-  const object_encoding encoding = opened->type == value_type::json ? object_encoding::json : object_encoding::msgpack;
-  if (status decoded = detail::decode_object(opened->bytes, encoding, *out, options); !decoded) {
-    error e = std::move(decoded).error();
-    return error{e.code(), e.offset(), "sealed object does not decode: " + e.message(),
-                 store_path(key) + e.path().substr(1)};
-  }
+  status decoded = decode_stored(key, opened->type, opened->bytes, *out, options, "the sealed entry", "sealed object");
+  if (!decoded) return std::move(decoded).error();
   return out;
 }
 
