@@ -11,6 +11,7 @@ packages=(
   python3-matplotlib                                                   # the benchmark's charts
   libcli11-dev                                                         # the command-line program
   emscripten nodejs chromium                                     # WebAssembly: build, node, real-browser tests
+  dpkg-dev autoconf automake libtool                             # zstd and libsodium for WebAssembly, from Debian's sources
   python3
 )
 missing=()

@@ -39,6 +39,8 @@ for step in "${steps[@]}"; do
       echo "=== em++ (WebAssembly): the test suites and the examples under node; the browser tests in Chromium"
       export NODE_PATH=/usr/share/nodejs
       npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
+      # zstd and libsodium as WebAssembly, from Debian's source packages (sealed saves).
+      scripts/build-wasm-deps.sh build/wasm-deps
       # The native half of the portability tests (native writes, wasm reads, and back).
       cmake --preset dev >/dev/null
       cmake --build --preset dev -j "$jobs" --target test_portability

@@ -3,6 +3,9 @@
 #include "savekit/seal.hpp"
 
 #include <sodium.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+#endif
 #include <zdict.h>
 #include <zstd.h>
 
@@ -48,6 +51,24 @@ constexpr char magic[4] = {'S', 'K', 'S', 'L'};
 constexpr std::uint8_t format_version = 1;
 // Separates this use of BLAKE2b and of the AEAD's associated data from any other.
 constexpr std::string_view context_label = "savekit sealed save v1";
+
+// Fills out with bytes from the system's cryptographic random source.
+#ifdef __EMSCRIPTEN__
+// libsodium's WebAssembly build asks JavaScript for 4 bytes per call (70 µs for one nonce
+// under node, measured by bench/run.sh seal-wasm): one call to the platform's CSPRNG
+// (Web Crypto, in pages, workers and node alike) fills the whole buffer instead.
+EM_JS(void, savekit_fill_random, (unsigned char* out, std::size_t size), {
+  var source = typeof globalThis.crypto != 'undefined' && globalThis.crypto.getRandomValues
+                   ? globalThis.crypto
+                   : require('crypto').webcrypto;
+  var start = out >>> 0;
+  for (var at = 0; at < size; at += 65536)  // getRandomValues' limit per call
+    source.getRandomValues(HEAPU8.subarray(start + at, start + Math.min(size, at + 65536)));
+});
+void fill_random(unsigned char* out, std::size_t size) { savekit_fill_random(out, size); }
+#else
+void fill_random(unsigned char* out, std::size_t size) { randombytes_buf(out, size); }
+#endif
 
 status library_ready() {
   static const int initialized = sodium_init();  // thread-safe, idempotent
@@ -167,7 +188,7 @@ result<seal_key> seal_key::generate(std::uint32_t id) {
   if (status ready = library_ready(); !ready) return std::move(ready).error();
   seal_key key;
   key.id_ = id;
-  randombytes_buf(key.bytes_.data(), key.bytes_.size());
+  fill_random(key.bytes_.data(), key.bytes_.size());
   return key;
 }
 
@@ -330,7 +351,7 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
   const std::size_t nonce_at = out.size();
   out.resize(nonce_at + nonce_bytes(options.protection));
   if (options.protection == seal_protection::aead)
-    randombytes_buf(reinterpret_cast<unsigned char*>(out.data() + nonce_at), sealed_nonce_bytes);
+    fill_random(reinterpret_cast<unsigned char*>(out.data() + nonce_at), sealed_nonce_bytes);
   const std::size_t body_at = out.size();
 
   // The body: compressed in place in the output (then encrypted in place), or the input.

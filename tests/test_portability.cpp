@@ -6,6 +6,12 @@
 //   test_portability write DIR    writes DIR/store.prefs, DIR/world.json, .msgpack, .compact,
 //                                 and a slots folder DIR/slots (one slot per encoding)
 //   test_portability read DIR     checks them against the values both builds construct
+//   test_portability open-sealed FILE   opens one envelope sealed elsewhere (a browser page)
+//
+// With sealed saves built (SAVEKIT_PORTABILITY_SEAL), also DIR/sealed/: envelopes in every
+// mode (a digest, a MAC, AEAD; with and without compression and a trained dictionary, whose
+// bytes travel as game.dict), a slots folder and a prefs store sealing their values. An
+// AEAD nonce is random, so the other build checks what opens, not the bytes.
 //
 // Reading checks the values and that re-encoding them gives the same bytes (so the two
 // builds agree byte for byte, floats included). tests/CMakeLists.txt wires the two builds.
@@ -26,55 +32,16 @@
 #include "savekit/prefs.hpp"
 #include "savekit/savekit.hpp"
 #include "savekit/slots.hpp"
+#include "support/portable_world.hpp"
 
 namespace {
 
-enum class Biome { plains, desert, tundra };
-
-struct Tile {
-  std::int16_t height = 0;
-  Biome biome = Biome::plains;
-  std::optional<std::string> label;
-  bool operator==(const Tile&) const = default;
-};
-
-// Types whose width differs between the two targets (long, size_t) next to fixed ones.
-struct World {
-  std::string name;
-  std::int64_t seed = 0;
-  std::uint64_t ticks = 0;
-  long population = 0;         // 64-bit natively, 32-bit in wasm32: values that fit both
-  std::size_t tile_count = 0;  // likewise
-  double gravity = 0;
-  float wind = 0;
-  std::vector<bool> discovered;
-  std::vector<Tile> tiles;
-  std::map<std::string, std::int32_t> counters;
-  std::variant<std::monostate, int, std::string> quest;
-  bool operator==(const World&) const = default;
-};
-
-struct BigCount {
-  std::size_t count = 0;
-};
-
-World make_world() {
-  World w;
-  w.name = "Ünïcödé ワールド \xF0\x9F\x8C\x8D";
-  w.seed = std::numeric_limits<std::int64_t>::min();
-  w.ticks = std::numeric_limits<std::uint64_t>::max();
-  w.population = std::numeric_limits<std::int32_t>::max();
-  w.tile_count = std::numeric_limits<std::uint32_t>::max();
-  w.gravity = 9.80665;
-  w.wind = 1e-7f;
-  w.discovered = {true, false, true, true, false, false, false, true, true};
-  for (int i = 0; i < 40; ++i)
-    w.tiles.push_back(Tile{static_cast<std::int16_t>(i * 997 % 65536 - 32768), static_cast<Biome>(i % 3),
-                           i % 5 ? std::nullopt : std::optional<std::string>("tile " + std::to_string(i))});
-  w.counters = {{"kills", -7}, {"deaths", 2147483647}, {"", 0}};
-  w.quest = std::string{"find the \"lost\" key\n"};
-  return w;
-}
+using portable::BigCount;
+using portable::make_world;
+using portable::World;
+#if SAVEKIT_PORTABILITY_SEAL
+using portable::sealed_context;
+#endif
 
 const std::string binary_value = std::string("\0\x01\xff\xfe savekit", 12);
 const double float_values[] = {0.1, -0.0, 5e-324, 1.7976931348623157e308, 123456.789};
@@ -99,6 +66,96 @@ void write_file(const std::string& path, const std::string& bytes) {
   ok = file && std::fclose(file) == 0 && ok;
   expect(ok, "writing " + path);
 }
+
+#if SAVEKIT_PORTABILITY_SEAL
+struct sealed_case {
+  const char* file;
+  savekit::seal_options options;  // dictionary: set to game.dict's
+};
+const sealed_case sealed_cases[] = {
+    {"digest.sksl", {.level = 1, .protection = savekit::seal_protection::none}},
+    {"mac.sksl", {.level = 19, .protection = savekit::seal_protection::mac}},
+    {"aead.sksl", {.level = 3, .protection = savekit::seal_protection::aead}},
+    {"aead_plain.sksl", {.compression = savekit::seal_compression::none, .protection = savekit::seal_protection::aead}},
+    {"aead_dict.sksl", {.level = 3, .protection = savekit::seal_protection::aead}},
+};
+bool uses_dictionary(const sealed_case& c) { return std::string_view{c.file} == "aead_dict.sksl"; }
+
+int write_sealed(const std::string& dir) {
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const World world = make_world();
+  std::string json;
+  savekit::to_json(world, json);
+  std::vector<std::string> samples;
+  for (int i = 0; i < 300; ++i) {
+    World sample = make_world();
+    sample.name = "world " + std::to_string(i);
+    sample.seed = i * 7919;
+    sample.tiles.resize(static_cast<std::size_t>(i % 40));
+    savekit::to_json(sample, samples.emplace_back());
+  }
+  auto dictionary = savekit::zstd_dictionary::train(samples, 4096);
+  if (!dictionary) return std::printf("train: %s\n", dictionary.error().message().c_str()), 1;
+  write_file(dir + "/game.dict", dictionary->bytes());
+  const savekit::keyring keys = portable::keys();
+  for (const sealed_case& c : sealed_cases) {
+    savekit::seal_options options = c.options;
+    if (uses_dictionary(c)) options.dictionary = &*dictionary;
+    auto sealed = savekit::seal(json, options, sealed_context, &keys);
+    if (!sealed) return std::printf("seal %s: %s\n", c.file, sealed.error().message().c_str()), 1;
+    write_file(dir + "/" + c.file, *sealed);
+  }
+  auto sealer = savekit::make_slot_sealer(keys, {.level = 3}, "player-7");
+  {
+    auto slots = savekit::slots::open(dir + "/slots", {.sealer = sealer});
+    if (!slots) return std::printf("open sealed slots: %s\n", slots.error().message().c_str()), 1;
+    if (!slots->write("sealed", world, {.title = "sealed"})) return std::printf("writing the sealed slot failed\n"), 1;
+  }
+  auto store = savekit::prefs::open(dir + "/sealed.prefs");
+  if (!store || !store->set_sealed("world", world, *sealer) || !store->save())
+    return std::printf("writing the sealed store failed\n"), 1;
+  return 0;
+}
+
+void read_sealed(const std::string& dir) {
+  const World expected = make_world();
+  std::string json;
+  savekit::to_json(expected, json);
+  auto dictionary = savekit::zstd_dictionary::from_bytes(read_file(dir + "/game.dict"));
+  expect(bool(dictionary), "sealed: game.dict loads");
+  if (!dictionary) return;
+  const savekit::keyring keys = portable::keys();
+  for (const sealed_case& c : sealed_cases) {
+    const std::string sealed = read_file(dir + "/" + c.file);
+    auto info = savekit::inspect_sealed(sealed);
+    expect(info && info->protection == c.options.protection && info->compression == c.options.compression &&
+               info->original_bytes == json.size() &&
+               info->dictionary_id == (uses_dictionary(c) ? dictionary->id() : 0u),
+           std::string{"sealed: "} + c.file + "'s header");
+    const savekit::unseal_options open{.dictionaries = {&*dictionary}, .minimum_protection = c.options.protection};
+    auto opened = savekit::unseal(sealed, &keys, sealed_context, open);
+    expect(opened && *opened == json, std::string{"sealed: "} + c.file + " opens to the same bytes" +
+                                          (opened ? std::string{} : ": " + opened.error().to_string()));
+    savekit::seal_context elsewhere = sealed_context;
+    elsewhere.player = "player-8";
+    auto moved = savekit::unseal(sealed, &keys, elsewhere, open);
+    expect(!moved && moved.error().code() == savekit::errc::tampered,
+           std::string{"sealed: "} + c.file + " does not open for another player");
+  }
+  auto sealer = savekit::make_slot_sealer(portable::keys(), {.level = 3}, "player-7");
+  auto slots = savekit::slots::open(dir + "/slots", {.read_only = true, .sealer = sealer});
+  expect(bool(slots), "sealed slots: the folder opens");
+  if (slots) {
+    auto read = slots->read<World>("sealed");
+    auto info = slots->info("sealed");
+    expect(read && *read == expected && info && info->sealed, "sealed slots: the slot opens");
+  }
+  auto store = savekit::prefs::open(dir + "/sealed.prefs", {.read_only = true});
+  expect(store && store->get_sealed<World>("world", *sealer).value_or(World{}) == expected,
+         "sealed store: the entry opens");
+}
+#endif
 
 int write(const std::string& dir) {
   std::filesystem::create_directories(dir);
@@ -136,6 +193,9 @@ int write(const std::string& dir) {
          slots->write("json", world, meta, {.encoding = savekit::object_encoding::json});
     if (!ok) return std::printf("writing the slots failed\n"), 1;
   }
+#if SAVEKIT_PORTABILITY_SEAL
+  if (write_sealed(dir + "/sealed") != 0) return 1;
+#endif
   std::printf("wrote %s\n", dir.c_str());
   return failures ? 1 : 0;
 }
@@ -200,15 +260,35 @@ int read(const std::string& dir) {
              std::string{"slots: "} + name + "'s thumbnail");
     }
   }
+#if SAVEKIT_PORTABILITY_SEAL
+  read_sealed(dir + "/sealed");
+#endif
   std::printf("%s: %d failure(s) reading %s\n", failures ? "FAILED" : "ok", failures, dir.c_str());
   return failures ? 1 : 0;
 }
+
+#if SAVEKIT_PORTABILITY_SEAL
+// An AEAD envelope of make_world()'s JSON, sealed with portable::keys() for sealed_context.
+int open_sealed(const std::string& file) {
+  std::string json;
+  savekit::to_json(make_world(), json);
+  const savekit::keyring keys = portable::keys();
+  auto opened =
+      savekit::unseal(read_file(file), &keys, sealed_context, {.minimum_protection = savekit::seal_protection::aead});
+  expect(opened && *opened == json, "open-sealed: " + file + (opened ? "" : ": " + opened.error().to_string()));
+  std::printf("%s: %s\n", failures ? "FAILED" : "ok", file.c_str());
+  return failures ? 1 : 0;
+}
+#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string{argv[1]} == "write") return write(argv[2]);
   if (argc == 3 && std::string{argv[1]} == "read") return read(argv[2]);
-  std::fprintf(stderr, "usage: test_portability write|read DIR\n");
+#if SAVEKIT_PORTABILITY_SEAL
+  if (argc == 3 && std::string{argv[1]} == "open-sealed") return open_sealed(argv[2]);
+#endif
+  std::fprintf(stderr, "usage: test_portability write|read DIR, or open-sealed FILE\n");
   return 2;
 }

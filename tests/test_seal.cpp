@@ -5,6 +5,7 @@
 #include <sodium.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -104,6 +105,26 @@ TEST(Seal, CompressionShrinksWhatRepeatsAndEncryptionHidesIt) {
   auto again =
       savekit::seal(plain, {.compression = seal_compression::none, .protection = seal_protection::aead}, here, &keys);
   EXPECT_NE(*hidden, *again) << "a fresh random nonce per seal";
+}
+
+// Every byte of the nonce comes from the random source (in WebAssembly savekit fills it
+// through Web Crypto itself): over 64 seals, no position keeps one value.
+TEST(Seal, EveryByteOfTheNonceIsFreshAndGeneratedKeysDiffer) {
+  savekit::keyring keys{key_of(1, 7)};
+  std::vector<std::set<char>> seen(savekit::sealed_nonce_bytes);
+  for (int i = 0; i < 64; ++i) {
+    auto sealed = savekit::seal("x", {.compression = seal_compression::none}, here, &keys);
+    ASSERT_TRUE(sealed);
+    for (std::size_t at = 0; at < savekit::sealed_nonce_bytes; ++at)
+      seen[at].insert((*sealed)[savekit::sealed_header_bytes + at]);
+  }
+  for (std::size_t at = 0; at < savekit::sealed_nonce_bytes; ++at)
+    EXPECT_GT(seen[at].size(), 1u) << "nonce byte " << at;
+  auto first = savekit::seal_key::generate(1), second = savekit::seal_key::generate(1);
+  ASSERT_TRUE(first && second);
+  EXPECT_FALSE(std::equal(first->bytes().begin(), first->bytes().end(), second->bytes().begin()));
+  std::set<unsigned char> key_bytes(first->bytes().begin(), first->bytes().end());
+  EXPECT_GT(key_bytes.size(), 8u);
 }
 
 TEST(Seal, EverySingleByteFlipAndEveryTruncationIsAnError) {

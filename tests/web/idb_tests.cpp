@@ -496,6 +496,9 @@ void run_tests(std::shared_ptr<std::vector<test_case>> tests, std::size_t at) {
     std::printf("%s %s\n", failed == failed_before ? "ok  " : "FAIL", (*tests)[at].name);
     store.reset();
     slots_tests_reset();
+#if SAVEKIT_WEB_SEAL
+    seal_tests_reset();
+#endif
     run_tests(tests, at + 1);
   });
 }
@@ -508,6 +511,9 @@ int main() {
   if (tests.empty()) {
     tests = make_tests();
     for (test_case& t : make_slots_tests()) tests.push_back(std::move(t));
+#if SAVEKIT_WEB_SEAL
+    for (test_case& t : make_seal_tests()) tests.push_back(std::move(t));
+#endif
   }
   run_tests(std::make_shared<std::vector<test_case>>(std::move(tests)), 0);
   return 0;

@@ -71,3 +71,8 @@ std::vector<page_test::test_case> make_slots_tests();
 // The part of the relaunch test the page's ?phase= names, or nothing.
 std::vector<page_test::test_case> slots_relaunch_phase();
 void slots_tests_reset();  // between tests: the slots under test closed
+#if SAVEKIT_WEB_SEAL
+// Sealed saves' suite (seal_tests.cpp), when zstd and libsodium were built for WebAssembly.
+std::vector<page_test::test_case> make_seal_tests();
+void seal_tests_reset();
+#endif

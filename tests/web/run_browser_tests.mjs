@@ -60,6 +60,37 @@ async function saveAndWait(page) {
   assert.equal(await messageOf(page), 'Saved.');
 }
 
+// Sealed envelopes between the native build and the page (tests/web/seal_tests.cpp): every
+// envelope the native build sealed (tests/portability/native/sealed, which ctest writes first)
+// opened in the page, and the native program opens the one the page sealed. A build without
+// sealed saves, or a run without the native half, says what it skipped.
+const nativeSealedDir = path.join(buildDir, 'tests', 'portability', 'native', 'sealed');
+async function checkSealedCrossing(page) {
+  const sealedInPage = await page.evaluate(() => window.sealedInPage);
+  if (!sealedInPage) {
+    console.log('    (no sealed saves in this build: the native <-> page envelope checks are skipped)');
+    return;
+  }
+  if (fs.existsSync(nativeSealedDir)) {
+    const envelopes = fs.readdirSync(nativeSealedDir).filter((f) => f.endsWith('.sksl'));
+    assert.ok(envelopes.length > 0, `no envelopes in ${nativeSealedDir}`);
+    assert.equal(await page.evaluate(() => window.nativeSealedOpened), envelopes.length,
+      'every envelope sealed natively opens in the page');
+  } else {
+    console.log(`    (no ${nativeSealedDir}: native -> page skipped; ctest writes it first)`);
+  }
+  const native = process.env.SAVEKIT_NATIVE_PORTABILITY;
+  if (native && fs.existsSync(native)) {
+    const file = path.join(buildDir, 'tests', 'portability', 'sealed_in_page.sksl');
+    fs.writeFileSync(file, Buffer.from(sealedInPage));
+    const opened = spawnSync(native, ['open-sealed', file], { encoding: 'utf8' });
+    assert.equal(opened.status, 0, `the native build opens what the page sealed: ${opened.stdout}${opened.stderr}`);
+    console.log(`    native: ${opened.stdout.trim()}`);
+  } else {
+    console.log('    (SAVEKIT_NATIVE_PORTABILITY unset: page -> native skipped)');
+  }
+}
+
 const tests = {
   // The C++ suite of the IndexedDB backend (tests/web/idb_tests.cpp), in the page.
   async 'IndexedDB backend suite (C++, in the page)'() {
@@ -78,6 +109,7 @@ const tests = {
       const result = await page.evaluate(() => ({ failed: window.testsFailed, passed: window.testsPassed }));
       assert.equal(result.failed, 0, `${result.failed} C++ checks failed`);
       assert.ok(result.passed > 0, 'no C++ test ran');
+      await checkSealedCrossing(page);
     } finally {
       await context.close();
     }
