@@ -11,6 +11,7 @@
     report.py store RESULTS.json      store_bench's Google Benchmark JSON: Markdown tables.
     report.py slots RESULTS.json      slots_bench's: the load menu and background writes.
     report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs.
+    report.py seal-wasm RESULTS.jsonl seal_costs' lines, native and WebAssembly: the two side by side.
 """
 import csv
 import json
@@ -515,6 +516,40 @@ def seal_report(path):
                 print(f"| {size:,} | {name} | {mb_s(b):,.0f} | | 1.00 |")
 
 
+def seal_wasm_report(path):
+    """seal_costs' JSON lines from both builds: medians per case, WebAssembly beside native."""
+    times = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("{"):
+                r = json.loads(line)
+                times.setdefault((r["target"], r["op"], r["way"], r["bytes"]), []).append(r["ns"])
+    median = {k: statistics.median(v) for k, v in times.items()}
+    floors = {"seal: MAC": "libsodium keyed BLAKE2b alone", "seal: AEAD": "libsodium AEAD alone",
+              "seal: zstd 3 + AEAD": "libsodium AEAD alone"}
+    print("| bytes | way | native µs | wasm µs | wasm ÷ native | seal ÷ libsodium alone: native | wasm |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    sizes = sorted({k[3] for k in median})
+    for size in sizes:
+        for op, way in [("seal", w) for w in floors] + [("unseal", w) for w in floors] + \
+                       [("seal", "libsodium keyed BLAKE2b alone"), ("seal", "libsodium AEAD alone")]:
+            native, wasm = median.get(("native", op, way, size)), median.get(("wasm", op, way, size))
+            if native is None or wasm is None:
+                continue
+            label = way if way.startswith("libsodium") else f"{op}: {way.split(': ', 1)[1]}"
+            over = ["–", "–"]
+            if op == "seal" and way in floors:
+                over = [f"{median[(t, 'seal', way, size)] / median[(t, 'seal', floors[way], size)]:.2f}"
+                        for t in ("native", "wasm")]
+            print(f"| {size:,} | {label} | {native / 1000:,.2f} | {wasm / 1000:,.2f} | {wasm / native:.2f} | "
+                  f"{over[0]} | {over[1]} |")
+    print()
+    print("The last two columns: a seal's time over libsodium's own primitive on the same bytes in "
+          "the same build (zstd + AEAD includes the compression). libsodium and zstd are built "
+          "from Debian's sources with emcc -O3 and without SIMD or assembly (scripts/build-wasm-deps.sh); "
+          "natively they are Debian's packages, with their assembly and CPU dispatch.")
+
+
 if __name__ == "__main__":
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else ("", [])
     if command == "studies" and len(args) >= 2:
@@ -528,5 +563,7 @@ if __name__ == "__main__":
         slots_report(args[0])
     elif command == "seal" and len(args) == 1:
         seal_report(args[0])
+    elif command == "seal-wasm" and len(args) == 1:
+        seal_wasm_report(args[0])
     else:
         sys.exit(__doc__)

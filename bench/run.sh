@@ -6,16 +6,45 @@
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
 #   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
+#   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:-}
+if [ "$name" = seal-wasm ]; then
+  # One source, two builds, run in turn (5 rounds each, interleaved); medians per case.
+  scripts/install-deps.sh
+  scripts/build-wasm-deps.sh build/wasm-deps
+  export NODE_PATH=/usr/share/nodejs
+  cmake --preset release >/dev/null && cmake --build --preset release --target seal_costs
+  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target seal_costs_node
+  results=bench/results
+  mkdir -p "$results"
+  : >"$results/seal_wasm.jsonl"
+  for round in 1 2 3 4 5; do
+    echo "round $round of 5"
+    build/release/bench/seal_costs >>"$results/seal_wasm.jsonl"
+    node --no-experimental-fetch build/wasm/bench/web/seal_costs_node.js >>"$results/seal_wasm.jsonl"
+  done
+  {
+    echo "# Sealing natively and as WebAssembly"
+    echo
+    echo "Produced by \`bench/run.sh seal-wasm\` on $(date -u +%Y-%m-%d): bench/seal_costs.cpp built with"
+    echo "$(c++ --version | head -1) -O3 and with $(emcc --version | head -1 | cut -d'(' -f1)-O3, run under node $(node --version);"
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 5 rounds, the two builds in turn."
+    echo
+    python3 bench/report.py seal-wasm "$results/seal_wasm.jsonl"
+  } >"$results/seal_wasm.md"
+  echo "wrote $results/seal_wasm.md"
+  python3 scripts/embed_results.py README.md seal-wasm-bench "$results/seal_wasm.md" && echo "updated README.md"
+  exit 0
+fi
 case "$name" in
   codecs) program=codec_bench title="Codec benchmark" ;;
   store) program=store_bench title="Store benchmark" ;;
   slots) program=slots_bench title="Slots benchmark" ;;
   seal) program=seal_bench title="Sealed saves benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots|seal [benchmark flags]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh
