@@ -14,7 +14,16 @@ namespace savekit_cli {
 
 inline constexpr savekit::json_options document_options{.skip_null_members = true};
 
-enum exit_code { ok = 0, failure = 1, usage = 2, in_use = 3, recoverable = 4, nothing_intact = 5, newer_format = 6 };
+enum exit_code {
+  ok = 0,
+  failure = 1,
+  usage = 2,
+  in_use = 3,
+  recoverable = 4,
+  nothing_intact = 5,
+  newer_format = 6,
+  seal_broken = 7,  // verify with keys: a sealed entry or generation fails its seal (edited, or not this one's)
+};
 
 // ---- terminal-safe text ----------------------------------------------------------------------
 

@@ -19,7 +19,8 @@
 // Exit codes: 0 success; 1 failure (I/O, bad input, missing key, a value that does not
 // decode); 2 usage; 3 the store is in use by another process; 4 verify found damage that
 // opening would repair (something is lost); 5 verify found nothing intact; 6 verify found
-// a store written by a newer savekit.
+// a store written by a newer savekit; 7 verify was given keys (--key-file) and a sealed
+// entry or generation does not open: edited, or sealed for another slot or player.
 #include <savekit/file_backend.hpp>
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
@@ -51,12 +52,21 @@ namespace savekit_cli {
 
 // ---- documents -------------------------------------------------------------------------------
 
+// A sealed entry as export --key-file opened it: for reading only (import restores the
+// sealed bytes, which stay the entry's value).
+struct opened_entry {
+  std::string type;
+  std::optional<savekit::raw_json> value;
+  std::optional<std::string> base64;
+};
+
 struct exported_entry {
   std::optional<std::string> key;         // when the key is UTF-8
   std::optional<std::string> key_base64;  // otherwise
   std::optional<std::string> type;
   std::optional<savekit::raw_json> value;  // the readable form, when it is exact
   std::optional<std::string> base64;       // otherwise the stored bytes
+  std::optional<opened_entry> opened;      // a sealed entry, opened (export --key-file)
 };
 
 struct exported_store {
@@ -83,6 +93,9 @@ struct verify_report {
   bool damaged = false;
   std::uint64_t intact_records_after_damage = 0;
   std::string problem;
+  std::uint64_t sealed_entries = 0;
+  std::string seals;                      // none, checked with the keys, not checked (no --key-file)
+  std::vector<std::string> seals_failed;  // "KEY: error" for each sealed entry that does not open
 };
 
 }  // namespace savekit_cli
@@ -360,7 +373,19 @@ int cmd_delete(const std::string& path, const std::string& key) {
   return ok;
 }
 
-int cmd_export(const std::string& path, bool pretty) {
+// The value as an export document holds it: readable JSON when that is exact, else Base64.
+template <class Entry>
+void export_value(Entry& e, const savekit::stored_value& v) {
+  e.type = std::string(savekit::to_string(v.type));
+  if (auto text = exact_json(v))
+    e.value = savekit::raw_json{*text};
+  else
+    e.base64 = savekit::base64_encode(v.bytes);
+}
+
+// sealer: also opens each sealed entry into "opened" (an entry that does not open fails the
+// export, naming it); the sealed bytes stay the entry's value, so import restores them.
+int cmd_export(const std::string& path, bool pretty, const savekit::payload_sealer* sealer) {
   auto store = open_store(path, store_access::read);
   if (!store) return report(path, store.error());
   exported_store doc{1, std::vector<exported_entry>{}};
@@ -368,11 +393,12 @@ int cmd_export(const std::string& path, bool pretty) {
     auto raw = store->get_raw(key);
     exported_entry e;
     name_key(e, key);
-    e.type = std::string(savekit::to_string(raw->type));
-    if (auto text = exact_json(*raw))
-      e.value = savekit::raw_json{*text};
-    else
-      e.base64 = savekit::base64_encode(raw->bytes);
+    export_value(e, *raw);
+    if (sealer && raw->type == savekit::value_type::sealed) {
+      auto opened = store->open_sealed(key, *sealer);
+      if (!opened) return report(path + ": " + display_key(key), opened.error());
+      export_value(e.opened.emplace(), *opened);
+    }
     doc.entries->push_back(std::move(e));
   }
   output out;
@@ -437,7 +463,22 @@ int cmd_import(const std::string& path, const std::string& file, bool replace) {
   return ok;
 }
 
-int cmd_verify(const std::string& path, bool json) {
+// Sealed entries of the newest intact state: counted, and opened when there are keys.
+void verify_seals(const std::string& path, const savekit::payload_sealer* sealer, verify_report& r) {
+  auto store = open_store(path, store_access::read);
+  if (!store) return;  // the checks above judged the file; nothing more to say of its entries
+  for (const std::string& key : store->keys()) {
+    auto raw = store->get_raw(key);
+    if (!raw || raw->type != savekit::value_type::sealed) continue;
+    ++r.sealed_entries;
+    if (!sealer) continue;
+    if (auto opened = store->open_sealed(key, *sealer); !opened)
+      r.seals_failed.push_back(display_key(key) + ": " + opened.error().to_string());
+  }
+  r.seals = r.sealed_entries == 0 ? "none" : sealer ? "checked with the keys" : "not checked (no --key-file)";
+}
+
+int cmd_verify(const std::string& path, bool json, const savekit::payload_sealer* sealer) {
   auto check = savekit::check_store_file(path);
   if (!check) {
     if (check.error().code() == savekit::errc::locked) {
@@ -466,7 +507,15 @@ int cmd_verify(const std::string& path, bool json) {
                   check->torn_tail,
                   check->damaged,
                   check->intact_records_after_damage,
-                  check->problem};
+                  check->problem,
+                  0,
+                  "none",
+                  {}};
+  if (check->header_ok && !check->newer_version) verify_seals(path, sealer, r);
+  if (!r.seals_failed.empty()) {
+    code = seal_broken;
+    r.verdict = "tampered";
+  }
   output out;
   if (json) {
     out.line(savekit::to_json(r));
@@ -484,7 +533,12 @@ int cmd_verify(const std::string& path, bool json) {
   out.line("  format version " + std::to_string(check->version) + ", " + std::to_string(check->file_bytes) +
            " bytes, " + std::to_string(check->commits) + " intact commits, " + std::to_string(check->entries) +
            " keys in the newest intact state");
-  if (code == recoverable) {
+  if (r.sealed_entries)
+    out.line("  " + std::to_string(r.sealed_entries) + " sealed entries, " +
+             (sealer ? std::to_string(r.sealed_entries - r.seals_failed.size()) + " of them opened with the keys"
+                     : std::string{"their seals not checked (no --key-file)"}));
+  for (const std::string& failed : r.seals_failed) out.line("  sealed entry " + terminal_safe(failed, false));
+  if (check->torn_tail || check->damaged) {
     out.line("  " + check->problem);
     std::uint64_t lost = check->file_bytes - check->intact_bytes;
     out.line("  opening would keep the first " + std::to_string(check->intact_bytes) + " bytes and lose " +
@@ -547,7 +601,7 @@ int main(int argc, char** argv) {
       "A key or value that begins with '-' goes after \"--\", options first: savekit set --type int s.prefs -- -hp "
       "10\n"
       "Exit codes: 0 success, 1 failure, 2 usage, 3 store in use, 4 verify: recoverable damage, 5 verify: nothing "
-      "intact, 6 verify: written by a newer savekit.");
+      "intact, 6 verify: written by a newer savekit, 7 verify with keys: a seal is broken.");
   std::string store, key, value, type = "string", from, to, file, output_path;
   bool raw = false, pretty = false, json = false, replace = false;
 
@@ -560,11 +614,6 @@ int main(int argc, char** argv) {
   get->add_option("KEY", key, "key")->required();
   get->add_flag("--raw", raw, "write the stored bytes unchanged");
   get->add_flag("--pretty", pretty, "indent JSON");
-  std::string get_key_file, get_player;
-#if SAVEKIT_CLI_SEAL
-  get->add_option("--key-file", get_key_file, "keys that open a sealed entry");
-  get->add_option("--player", get_player, "the player id a sealed entry is bound to");
-#endif
 
   auto* set = app.add_subcommand("set", "Set a value and commit it");
   set->add_option("STORE", store, "store file (created if missing)")->required();
@@ -580,6 +629,12 @@ int main(int argc, char** argv) {
   auto* exp = app.add_subcommand("export", "Write every entry as a JSON document (lossless: types and bytes kept)");
   exp->add_option("STORE", store, "store file")->required();
   exp->add_flag("--pretty", pretty, "indent");
+  // --key-file and --player, where a command opens sealed entries or payloads
+  std::string key_file, player;
+  [[maybe_unused]] auto open_sealed_with = [&](CLI::App* command, const char* what) {
+    command->add_option("--key-file", key_file, what);
+    command->add_option("--player", player, "the player id the sealed saves are bound to");
+  };
 
   auto* imp = app.add_subcommand("import", "Set the entries of an export document and commit them");
   imp->add_option("STORE", store, "store file (created if missing)")->required();
@@ -619,6 +674,10 @@ int main(int argc, char** argv) {
   conv->add_flag("--pretty", pretty, "indent JSON output");
 
 #if SAVEKIT_CLI_SEAL
+  open_sealed_with(get, "keys that open a sealed entry");
+  open_sealed_with(exp, "keys: each sealed entry is also written opened (\"opened\"; import keeps it sealed)");
+  open_sealed_with(ver, "keys: sealed entries and generations are opened, and a broken seal is exit 7");
+  open_sealed_with(slots_show, "keys that open a sealed payload");
   seal_arguments sealing;
   std::uint32_t key_id = 1;
   std::size_t dictionary_bytes = 16 * 1024;
@@ -659,29 +718,27 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? ok : usage;
   }
-  if (*list) return cmd_list(store, json);
-  if (*get) {
-    std::shared_ptr<const savekit::payload_sealer> sealer;
+  std::shared_ptr<const savekit::payload_sealer> sealer;
 #if SAVEKIT_CLI_SEAL
-    if (!get_key_file.empty()) {
-      auto made = sealer_from_key_file(get_key_file, get_player);
-      if (!made) return report(get_key_file, made.error());
-      sealer = std::move(*made);
-    }
-#endif
-    return cmd_get(store, key, raw, pretty, sealer.get());
+  if (!key_file.empty()) {
+    auto made = sealer_from_key_file(key_file, player);
+    if (!made) return report(key_file, made.error());
+    sealer = std::move(*made);
   }
+#endif
+  if (*list) return cmd_list(store, json);
+  if (*get) return cmd_get(store, key, raw, pretty, sealer.get());
   if (*set) return cmd_set(store, key, value, type);
   if (*del) return cmd_delete(store, key);
-  if (*exp) return cmd_export(store, pretty);
+  if (*exp) return cmd_export(store, pretty, sealer.get());
   if (*imp) return cmd_import(store, file, replace);
   if (*ver) {
     struct stat st {};
-    if (::stat(store.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return cmd_verify_slots(store, json);
-    return cmd_verify(store, json);
+    if (::stat(store.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return cmd_verify_slots(store, json, sealer);
+    return cmd_verify(store, json, sealer.get());
   }
   if (*slots_list) return cmd_slots_list(folder, json);
-  if (*slots_show) return cmd_slots_show(folder, slot, pretty);
+  if (*slots_show) return cmd_slots_show(folder, slot, pretty, sealer);
   if (*slots_restore) return cmd_slots_restore(folder, slot, generation);
   if (*conv) return cmd_convert(from, to, file, output_path, pretty);
 #if SAVEKIT_CLI_SEAL

@@ -54,7 +54,7 @@ struct shown_slot {
 
 struct verified_generation {
   std::uint64_t generation = 0;
-  std::string verdict;  // intact, damaged, newer format, unreadable
+  std::string verdict;  // intact, damaged, newer format, unreadable, sealed (not checked), tampered
   std::optional<std::string> problem;
 };
 
@@ -68,6 +68,9 @@ struct verified_folder {
   std::string path;
   std::string verdict;
   std::vector<verified_slot> slots;
+  std::uint64_t sealed_generations = 0;
+  std::uint64_t seals_checked = 0;  // opened with the keys given
+  std::string seals;                // none, checked with the keys, not checked (no --key-file)
 };
 
 }  // namespace savekit_cli
@@ -118,13 +121,15 @@ listed_slot listed(const savekit::slot_info& s) {
 
 // Opens a folder that must exist and be a slots folder (one a slots object opened: it has
 // the lock file), never creating anything.
-savekit::result<savekit::slots> open_folder(const std::string& folder, bool read_only) {
+savekit::result<savekit::slots> open_folder(const std::string& folder, bool read_only,
+                                            std::shared_ptr<const savekit::payload_sealer> sealer = nullptr) {
   struct stat st {};
   if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     return savekit::error{savekit::errc::not_found, 0, "no folder " + folder};
   if (::access((folder + "/.savekit-slots.lock").c_str(), F_OK) != 0)
     return savekit::error{savekit::errc::invalid_path, 0, folder + " is not a slots folder (no .savekit-slots.lock)"};
-  return savekit::slots::open(folder, {.read_only = read_only, .create_if_missing = false});
+  return savekit::slots::open(folder,
+                              {.read_only = read_only, .create_if_missing = false, .sealer = std::move(sealer)});
 }
 
 // A payload as JSON text, checked: JSON is parsed and written again (a file edited by
@@ -181,8 +186,9 @@ int cmd_slots_list(const std::string& folder, bool json) {
   return out.finish(ok);
 }
 
-int cmd_slots_show(const std::string& folder, const std::string& name, bool pretty) {
-  auto s = open_folder(folder, true);
+int cmd_slots_show(const std::string& folder, const std::string& name, bool pretty,
+                   std::shared_ptr<const savekit::payload_sealer> sealer) {
+  auto s = open_folder(folder, true, std::move(sealer));
   if (!s) return report(folder, s.error());
   auto info = s->info(name);
   if (!info) return report(folder + ": " + name, info.error());
@@ -218,20 +224,23 @@ int cmd_slots_restore(const std::string& folder, const std::string& name, std::u
   return ok;
 }
 
-int cmd_verify_slots(const std::string& folder, bool json) {
-  auto s = open_folder(folder, true);  // read-only: judges, changes nothing
+int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const savekit::payload_sealer> sealer) {
+  const bool with_keys = sealer != nullptr;
+  auto s = open_folder(folder, true, std::move(sealer));  // read-only: judges, changes nothing
   if (!s) return report(folder, s.error());
   auto menu = s->list();
   if (!menu) return report(folder, menu.error());
-  verified_folder result{folder, "intact", {}};
+  verified_folder result{folder, "intact", {}, 0, 0, "none"};
   int code = ok;
   auto worse = [&](int c) {
-    auto rank = [](int x) { return x == newer_format ? 3 : x == nothing_intact ? 2 : x == recoverable ? 1 : 0; };
+    auto rank = [](int x) {
+      return x == seal_broken ? 4 : x == newer_format ? 3 : x == nothing_intact ? 2 : x == recoverable ? 1 : 0;
+    };
     if (rank(c) > rank(code)) code = c;
   };
   for (const auto& slot : *menu) {
     verified_slot v{slot.name, "intact", {}};
-    bool any_intact = false, any_damaged = false, any_newer = false;
+    bool any_intact = false, any_damaged = false, any_newer = false, any_tampered = false;
     // A slot listed with a problem (newer format, nothing intact, unreadable) is judged by
     // the menu; its files may not even name it.
     if (slot.damaged || !slot.problem.empty()) {
@@ -255,10 +264,11 @@ int cmd_verify_slots(const std::string& folder, bool json) {
         checked = {g.generation,
                    c == savekit::errc::damaged               ? "damaged"
                    : c == savekit::errc::unsupported_version ? "newer format"
+                   : c == savekit::errc::tampered            ? "tampered"
                    : c == savekit::errc::key_not_held        ? "sealed"
                                                              : "unreadable",
-                   c == savekit::errc::key_not_held
-                       ? "its checksums are intact; the seal itself is checked only with the keys"
+                   c == savekit::errc::key_not_held && !with_keys
+                       ? "its checksums are intact; the seal itself is checked only with the keys (--key-file)"
                        : read.error().message()};
       } else if (auto parsed = read->encoding == savekit::object_encoding::json
                                    ? savekit::document::from_json(read->bytes)
@@ -268,20 +278,39 @@ int cmd_verify_slots(const std::string& folder, bool json) {
         // something else than savekit (a hand edit with the checksums recomputed).
         checked = {g.generation, "unreadable", "the payload is not well-formed: " + parsed.error().to_string()};
       }
+      if (g.sealed) {
+        ++result.sealed_generations;
+        if (checked.verdict == "intact") ++result.seals_checked;
+      }
       any_intact |= checked.verdict == "intact" || checked.verdict == "sealed";
       any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";
       any_newer |= checked.verdict == "newer format";
+      any_tampered |= checked.verdict == "tampered";
       v.generations.push_back(std::move(checked));
     }
     if (slot.damaged && v.generations.empty()) any_damaged = true;
-    v.verdict = any_newer ? "newer format" : !any_intact ? "nothing intact" : any_damaged ? "recoverable" : "intact";
-    worse(any_newer ? newer_format : !any_intact ? nothing_intact : any_damaged ? recoverable : ok);
+    // A seal that fails means the save was edited, or copied from elsewhere: the slot does
+    // not load (never falls back to an older generation), so that outranks all else.
+    v.verdict = any_tampered  ? "tampered"
+                : any_newer   ? "newer format"
+                : !any_intact ? "nothing intact"
+                : any_damaged ? "recoverable"
+                              : "intact";
+    worse(any_tampered  ? seal_broken
+          : any_newer   ? newer_format
+          : !any_intact ? nothing_intact
+          : any_damaged ? recoverable
+                        : ok);
     result.slots.push_back(std::move(v));
   }
   result.verdict = code == ok             ? "intact"
                    : code == recoverable  ? "recoverable"
                    : code == newer_format ? "newer format"
+                   : code == seal_broken  ? "tampered"
                                           : "nothing intact";
+  result.seals = result.sealed_generations == 0 ? "none"
+                 : with_keys                    ? "checked with the keys"
+                                                : "not checked (no --key-file)";
   output out;
   if (json) {
     out.line(for_output(savekit::to_json(result, document_options)));
@@ -289,6 +318,10 @@ int cmd_verify_slots(const std::string& folder, bool json) {
   }
   out.line(terminal_safe(folder, false) + ": slots folder, " + std::to_string(result.slots.size()) +
            " slots: " + result.verdict);
+  if (result.sealed_generations)
+    out.line("  " + std::to_string(result.sealed_generations) + " sealed generations, " +
+             (with_keys ? std::to_string(result.seals_checked) + " of them opened with the keys"
+                        : std::string{"their seals not checked (no --key-file)"}));
   for (const auto& v : result.slots) {
     out.line("  " + display_key(v.name) + ": " + v.verdict);
     for (const auto& g : v.generations)

@@ -327,12 +327,30 @@ if "$savekit" --help | grep -q '^  seal'; then
   check "under another player it is tampered" 1 '^$' -- "$savekit" get sealed.prefs greeting --key-file old.key --player p2
   check "export keeps it sealed" 0 '"key":"greeting","type":"sealed","base64"' -- "$savekit" export sealed.prefs
   check "a sealed entry that is not sealed bytes is refused" 1 '^$' -- sh -c "printf '{\"savekit_export\":1,\"entries\":[{\"key\":\"x\",\"type\":\"sealed\",\"base64\":\"AAAA\"}]}' | '$savekit' import sealed.prefs"
+  # verify and export with keys: sealed entries counted, opened, a broken seal is exit 7
+  check "verify counts sealed entries" 0 '1 sealed entries, their seals not checked' -- "$savekit" verify sealed.prefs
+  check "verify --key-file opens them" 0 '1 sealed entries, 1 of them opened with the keys' -- "$savekit" verify sealed.prefs --key-file old.key
+  check "verify --json says the seals were checked" 0 '"sealed_entries":1,"seals":"checked with the keys","seals_failed":\[\]' -- "$savekit" verify sealed.prefs --key-file old.key --json
+  check "verify: a seal for another player is broken" 7 'sealed entry greeting: tampered' -- "$savekit" verify sealed.prefs --key-file old.key --player p2
+  check "verify: and with another key too" 7 '^sealed.prefs: tampered' -- "$savekit" verify sealed.prefs --key-file new.key
+  check "export --key-file opens sealed entries" 0 '"type":"sealed","base64":"[^"]+","opened":\{"type":"string","value":"hello sealed"\}' -- "$savekit" export sealed.prefs --key-file old.key
+  check "export --key-file fails on a broken seal" 1 '^$' -- "$savekit" export sealed.prefs --key-file old.key --player p2
+  stderr_has "naming the entry" 'sealed.prefs: greeting: tampered'
+  "$savekit" export sealed.prefs --key-file old.key >opened_export.json
+  check "an opened export imports back sealed" 0 'greeting +sealed' -- sh -c "'$savekit' import reimported.prefs opened_export.json && '$savekit' list reimported.prefs"
+  check "and opens as before" 0 '^hello sealed$' -- "$savekit" get reimported.prefs greeting --key-file old.key
   if [ -n "$seal_slots" ]; then
     "$seal_slots" sealed-folder
     check "verify: sealed saves are intact, their seals not checked without keys" 0 'sealed-folder: slots folder, 2 slots: intact' -- "$savekit" verify sealed-folder
     check "verify says which are sealed" 0 'generation 2: sealed' -- "$savekit" verify sealed-folder
     check "slots list shows a sealed slot's menu entry" 0 'Chapter 2' -- "$savekit" slots list sealed-folder
     check "slots show cannot open it without keys" 1 'is sealed' -- "$savekit" slots show sealed-folder sealed
+    printf '1 %s\n' "$(printf 'B%.0s' $(seq 32) | base64 -w0)" >slots.key  # seal_slots' key: 32 bytes of 0x42
+    check "verify --key-file opens every sealed generation" 0 '2 sealed generations, 2 of them opened with the keys' -- "$savekit" verify sealed-folder --key-file slots.key
+    check "verify: another key finds the seals broken" 7 'sealed: tampered' -- "$savekit" verify sealed-folder --key-file old.key
+    check "verify: and names the generation" 7 'generation 2: tampered' -- "$savekit" verify sealed-folder --key-file old.key
+    check "verify: sealed for another player" 7 'slots folder, 2 slots: tampered' -- "$savekit" verify sealed-folder --key-file slots.key --player p2
+    check "slots show --key-file opens the payload" 0 '"payload":\{"name":"Ayla","level":12' -- "$savekit" slots show sealed-folder sealed --key-file slots.key
   fi
 else
   echo "skipped: the sealed-save commands (the program was built without savekit::seal)"
