@@ -10,7 +10,8 @@
         with each way's time as a ratio to savekit's way of the same class.
     report.py store RESULTS.json      store_bench's Google Benchmark JSON: Markdown tables.
     report.py slots RESULTS.json      slots_bench's: the load menu and background writes.
-    report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs.
+    report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs;
+                                      the chart seal_ratios (.png, .svg) beside RESULTS.json.
     report.py seal-wasm RESULTS.jsonl seal_costs' lines, native and WebAssembly: the two side by side.
 """
 import csv
@@ -266,7 +267,7 @@ def headline(data):
 
 
 def bar_chart(names, series, title, ylabel, path_base, log=False):
-    import matplotlib  # only the studies' report draws charts
+    import matplotlib  # imported only by the reports that draw charts
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -492,6 +493,11 @@ def seal_report(path):
                 continue
             print(f"| {data} | {packed.get('original_bytes', 0):,.0f} | {codec} | {packed.get('ratio', 0):.2f} | "
                   f"{mb_s(packed):,.0f} | {mb_s(unpacked):,.0f} |")
+    ratios = [(codec, [(row("compress", c, d) or {}).get("ratio") for d in range(len(data_names))])
+              for c, codec in enumerate(codecs)]
+    bar_chart(data_names, ratios, "Sealed saves: compression ratio, each save on its own (higher is better)",
+              "original bytes ÷ compressed bytes", os.path.join(os.path.dirname(path), "seal_ratios"))
+    print("![Compression ratios of each codec on each kind of save](bench/results/seal_ratios.svg)\n")
     plain, with_dict = row("compress", 1, 2), row("compress", 3, 2)
     if plain and with_dict:
         print(f"\nOn the corpus of small saves a trained dictionary gives "

@@ -62,7 +62,7 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
   echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
     "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of 5 repetitions in random order."
   echo
-  python3 bench/report.py "$name" "$results/$name.json"
+  /usr/bin/python3 bench/report.py "$name" "$results/$name.json"
 } >"$results/$name.md"
 echo "wrote $results/$name.md"
 if [ "$name" = slots ] || [ "$name" = seal ]; then
