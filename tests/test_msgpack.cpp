@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -188,6 +189,108 @@ TEST(MsgpackSchema, MapFormSurvivesAddedRemovedAndReorderedFields) {
   auto downgraded = savekit::from_msgpack<HeroV1>(savekit::to_msgpack(newer));
   ASSERT_TRUE(downgraded);
   EXPECT_EQ(*downgraded, (HeroV1{8, 0, "Bo"}));
+}
+
+namespace {
+// Values of bounded size are written in runs, one reservation each; a type that contains
+// itself is written value by value (its writer counts the depth of every struct). Each pair
+// below holds the same data in the two kinds of type, so the bytes must be the same.
+enum class Mood : std::int16_t { calm = -300, angry = 7 };
+struct Scalars {  // bounded: every member has a most size
+  std::int8_t a = 0;
+  std::uint16_t b = 0;
+  std::int64_t c = 0;
+  bool d = false;
+  float e = 0;
+  double f = 0;
+  Mood g = Mood::calm;
+  std::array<std::uint32_t, 3> h{};
+};
+struct Wide {  // 17 members: array16 and map16 headers
+  int m0 = 0, m1 = 0, m2 = 0, m3 = 0, m4 = 0, m5 = 0, m6 = 0, m7 = 0, m8 = 0, m9 = 0, m10 = 0, m11 = 0, m12 = 0,
+      m13 = 0, m14 = 0, m15 = 0, m16 = 0;
+};
+struct Gapped {  // compact slots with gaps (nil) between bounded members, and a string
+  int first = 0;
+  std::string middle;
+  Scalars last;
+  static constexpr auto savekit_fields() {
+    return savekit::fields(savekit::field("first", &Gapped::first).with_key(1),
+                           savekit::field("middle", &Gapped::middle).with_key(2),
+                           savekit::field("last", &Gapped::last).with_key(5));
+  }
+};
+struct Flat {  // bounded runs
+  Scalars s;
+  std::string name;
+  Wide wide;
+  Gapped gapped;
+  std::vector<Scalars> many;
+  std::vector<int> kids;  // empty: what Tree's kids are
+  std::int32_t last = 0;
+};
+struct Tree {  // contains itself: value by value
+  Scalars s;
+  std::string name;
+  Wide wide;
+  Gapped gapped;
+  std::vector<Scalars> many;
+  std::vector<Tree> kids;
+  std::int32_t last = 0;
+};
+}  // namespace
+
+TEST(MsgpackWrite, BoundedRunsWriteTheBytesOfValueByValue) {
+  static_assert(!savekit::detail::depth_is_bounded<Tree> && savekit::detail::depth_is_bounded<Flat>);
+  const std::int64_t edges[] = {0,
+                                1,
+                                127,
+                                128,
+                                255,
+                                256,
+                                65535,
+                                65536,
+                                -1,
+                                -32,
+                                -33,
+                                -128,
+                                -129,
+                                -32768,
+                                -32769,
+                                2147483647,
+                                -2147483647 - 1,
+                                std::int64_t{1} << 40,
+                                std::numeric_limits<std::int64_t>::min()};
+  std::size_t compared = 0;
+  for (std::size_t round = 0; round < std::size(edges); ++round) {
+    auto edge = [&](std::size_t k) { return edges[(round + k) % std::size(edges)]; };
+    Scalars s{static_cast<std::int8_t>(edge(0)),
+              static_cast<std::uint16_t>(edge(1)),
+              edge(2),
+              round % 2 == 0,
+              static_cast<float>(edge(3)) / 3,
+              static_cast<double>(edge(4)) / 7,
+              round % 3 ? Mood::calm : Mood::angry,
+              {static_cast<std::uint32_t>(edge(5)), static_cast<std::uint32_t>(edge(6)), 0}};
+    Wide wide{};
+    int* member = &wide.m0;
+    for (int i = 0; i < 17; ++i) member[i] = static_cast<int>(edge(static_cast<std::size_t>(i)));
+    Gapped gapped{static_cast<int>(edge(7)), std::string(round * 3, 'g'), s};
+    std::vector<Scalars> many(round * 211, s);  // up to ~3,800: several chunks of a reservation each
+    Flat flat{s, std::string(round * 5, 'n'), wide, gapped, many, {}, static_cast<std::int32_t>(edge(8))};
+    Tree tree{s, flat.name, wide, gapped, many, {}, flat.last};
+    for (auto options : {compact, savekit::msgpack_options{}}) {
+      auto from_runs = savekit::to_msgpack(flat, options);
+      auto one_by_one = savekit::to_msgpack(tree, options);
+      ASSERT_TRUE(one_by_one);
+      ASSERT_EQ(from_runs, *one_by_one) << "round " << round << (options.form == compact.form ? " compact" : " map");
+      auto back = savekit::from_msgpack<Tree>(from_runs);
+      ASSERT_TRUE(back) << back.error().to_string();
+      EXPECT_EQ(back->many.size(), many.size());
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 2 * std::size(edges));
 }
 
 TEST(MsgpackSchema, CompactFormKeepsKeysStable) {

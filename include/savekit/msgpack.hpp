@@ -62,6 +62,7 @@ inline constexpr bool msgpack_always_false = false;
 // themselves; other types are bounded at compile time).
 template <class Container, bool Checked = false>
 struct msgpack_typed_writer {
+  static constexpr bool checked = Checked;
   msgpack_writer<Container> wire;
   msgpack_form form;
   std::uint32_t max_depth = default_max_depth;
@@ -115,29 +116,236 @@ inline constexpr auto compact_slots = [] {
   return slots;
 }();
 
+// ---- values of bounded size: one reservation for a run of them ----------------------------
+//
+// Scalars, and structs and small fixed arrays made only of them, take at most a number of
+// bytes known at compile time. Runs of such values — the members of a struct between two
+// strings, each element of a vector of small structs — are written into one reservation
+// with no check per value. (A Checked writer counts the depth of every struct it enters,
+// so for it only scalars are bounded.)
+
+inline constexpr std::size_t max_bounded_msgpack_bytes = 1024;
+
+template <class T, bool Checked = false>
+consteval std::size_t bounded_msgpack_size();
+
+template <class T>
+consteval std::size_t msgpack_struct_header_bytes() {
+  constexpr std::size_t n = reflection<T>::size > compact_length<T>() ? reflection<T>::size : compact_length<T>();
+  return n < 16 ? 1 : n <= 0xFFFF ? 3 : 5;
+}
+
+// Either form: the compact form's slots (gaps are nil) or the map form's keys and values.
+template <class T>
+consteval std::size_t bounded_msgpack_struct_size() {
+  using R = reflection<T>;
+  return [&]<std::size_t... I>(std::index_sequence<I...>)->std::size_t {
+    constexpr std::size_t members[] = {
+        0, bounded_msgpack_size<std::remove_cvref_t<decltype(R::template get<I>(std::declval<T&>()))>>()...};
+    std::size_t values = 0;
+    for (std::size_t i = 1; i < sizeof...(I) + 1; ++i) {
+      if (members[i] == 0) return 0;
+      values += members[i];
+    }
+    const std::size_t gaps = compact_length<T>() - R::size;
+    const std::size_t keys = (std::size_t{0} + ... + msgpack_key<T, I>::size);
+    const std::size_t most = msgpack_struct_header_bytes<T>() + values + (keys > gaps ? keys : gaps);
+    return most <= max_bounded_msgpack_bytes ? most : 0;
+  }
+  (std::make_index_sequence<R::size>{});
+}
+
+template <class T, bool Checked>
+consteval std::size_t bounded_msgpack_size() {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::boolean) {
+    return 1;
+  } else if constexpr (kind == value_kind::integer) {
+    return 1 + sizeof(T);
+  } else if constexpr (kind == value_kind::enumeration && !has_enum_names<T>) {
+    return 1 + sizeof(T);
+  } else if constexpr (kind == value_kind::floating) {
+    return std::is_same_v<T, float> ? 5 : 9;
+  } else if constexpr (Checked) {
+    return 0;
+  } else if constexpr (kind == value_kind::structure) {
+    return bounded_msgpack_struct_size<T>();
+  } else if constexpr (kind == value_kind::fixed_array) {
+    constexpr std::size_t n = fixed_size<T>();
+    constexpr std::size_t element =
+        bounded_msgpack_size<std::remove_cvref_t<decltype(*std::begin(std::declval<T&>()))>>();
+    constexpr std::size_t most = max_header_bytes + n * element;
+    return element != 0 && most <= max_bounded_msgpack_bytes ? most : 0;
+  } else {
+    return 0;
+  }
+}
+
+template <class T>
+inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form);
+
+// Item K of a struct's encoding in one form, the header first: for the compact form slot
+// K - 1 (a gap is nil), for the map form field K - 1 with its key.
+template <class T, bool Compact, bool Checked>
+struct msgpack_struct_items {
+  using R = reflection<T>;
+  static constexpr std::size_t count = 1 + (Compact ? compact_length<T>() : R::size);
+
+  template <std::size_t K>
+  static constexpr int field_of() {  // -1: a gap
+    if constexpr (Compact)
+      return compact_slots<T>[K - 1];
+    else
+      return static_cast<int>(K - 1);
+  }
+  template <int F>
+  using field_type =
+      std::remove_cvref_t<decltype(R::template get<static_cast<std::size_t>(F < 0 ? 0 : F)>(std::declval<const T&>()))>;
+
+  template <std::size_t K>
+  static consteval std::size_t item_bound() {
+    if constexpr (K == 0) {
+      return msgpack_struct_header_bytes<T>();
+    } else if constexpr (constexpr int f = field_of<K>(); f < 0) {
+      return 1;
+    } else {
+      constexpr std::size_t most = bounded_msgpack_size<field_type<f>, Checked>();
+      if constexpr (Compact)
+        return most;
+      else
+        return most == 0 ? 0 : msgpack_key<T, K - 1>::size + most;
+    }
+  }
+  // bounds[K]: the most bytes item K takes, 0 if that is not bounded; runs[K]: the bytes
+  // items K, K + 1, ... take up to the first of unbounded size.
+  static constexpr auto bounds = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<std::size_t, count>{item_bound<K>()...};
+  }
+  (std::make_index_sequence<count>{});
+  static constexpr auto runs = [] {
+    std::array<std::size_t, count + 1> run{};
+    for (std::size_t k = count; k-- > 0;) run[k] = bounds[k] == 0 ? 0 : bounds[k] + run[k + 1];
+    return run;
+  }();
+
+  // Item K, bounded, at p.
+  template <std::size_t K>
+  SAVEKIT_ALWAYS_INLINE static char* put(char* p, const T& value) {
+    if constexpr (K == 0) {
+      return Compact ? put_array_header(p, count - 1) : put_map_header(p, count - 1);
+    } else if constexpr (constexpr int f = field_of<K>(); f < 0) {
+      *p = static_cast<char>(mp::nil);
+      return p + 1;
+    } else {
+      if constexpr (!Compact) {
+        std::memcpy(p, msgpack_key<T, K - 1>::bytes.data(), msgpack_key<T, K - 1>::size);
+        p += msgpack_key<T, K - 1>::size;
+      }
+      return put_bounded_msgpack(p, R::template get<static_cast<std::size_t>(f)>(value),
+                                 Compact ? msgpack_form::compact : msgpack_form::map);
+    }
+  }
+
+  // Item K, of unbounded size, through the writer.
+  template <std::size_t K, class Writer>
+  static void write(Writer& w, const T& value) {
+    constexpr int f = field_of<K>();
+    if constexpr (!Compact) w.wire.out.append(msgpack_key<T, K - 1>::bytes.data(), msgpack_key<T, K - 1>::size);
+    write_msgpack(w, R::template get<static_cast<std::size_t>(f)>(value));
+  }
+};
+
+// Item K: a bounded item opens its run's one reservation (if it is the first) and closes it
+// (if it is the last); the position p passes from one to the next by value. (Not through a
+// reference or a lambda's captures: every byte stored through a char* could alias those,
+// and would make the compiler reload them after each store.)
+template <class Items, std::size_t K, class Writer, class T>
+SAVEKIT_ALWAYS_INLINE char* write_msgpack_item(Writer& w, const T& value, char* p) {
+  if constexpr (Items::bounds[K] == 0) {
+    Items::template write<K>(w, value);
+  } else {
+    if constexpr (K == 0 || Items::bounds[K - 1] == 0) p = w.wire.out.reserve(Items::runs[K]);
+    p = Items::template put<K>(p, value);
+    if constexpr (Items::runs[K + 1] == 0) w.wire.out.advance_to(p);
+  }
+  return p;
+}
+
+template <class Items, class Writer, class T, std::size_t... K>
+SAVEKIT_ALWAYS_INLINE void write_msgpack_items(Writer& w, const T& value, std::index_sequence<K...>) {
+  char* p = nullptr;
+  ((p = write_msgpack_item<Items, K>(w, value, p)), ...);
+}
+
+// Every item of a bounded struct at p.
+template <class Items, class T, std::size_t... K>
+SAVEKIT_ALWAYS_INLINE char* put_msgpack_items(char* p, const T& value, std::index_sequence<K...>) {
+  ((p = Items::template put<K>(p, value)), ...);
+  return p;
+}
+
+// A value of bounded size at p, which has room for it (bounded_msgpack_size).
+template <class T>
+inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (kind == value_kind::boolean) {
+    *p = static_cast<char>(value ? mp::true_ : mp::false_);
+    return p + 1;
+  } else if constexpr (kind == value_kind::integer) {
+    return put_integer(p, value);
+  } else if constexpr (kind == value_kind::enumeration) {
+    return put_integer(p, static_cast<std::underlying_type_t<T>>(value));
+  } else if constexpr (std::is_same_v<T, float>) {
+    return put_float32(p, value);
+  } else if constexpr (kind == value_kind::floating) {
+    return put_float64(p, static_cast<double>(value));
+  } else if constexpr (kind == value_kind::fixed_array) {
+    p = put_array_header(p, fixed_size<T>());
+    for (const auto& element : value) p = put_bounded_msgpack(p, element, form);
+    return p;
+  } else {
+    using compact = msgpack_struct_items<T, true, false>;
+    using map = msgpack_struct_items<T, false, false>;
+    return form == msgpack_form::compact
+               ? put_msgpack_items<compact>(p, value, std::make_index_sequence<compact::count>{})
+               : put_msgpack_items<map>(p, value, std::make_index_sequence<map::count>{});
+  }
+}
+
 template <class Writer, class T>
 void write_msgpack_struct(Writer& w, const T& value) {
-  using R = reflection<T>;
   if (!w.enter()) return;
-  if (w.form == msgpack_form::map) {
-    w.wire.map_header(R::size);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((w.wire.out.append(msgpack_key<T, I>::bytes.data(), msgpack_key<T, I>::size),
-        write_msgpack(w, R::template get<I>(value))),
-       ...);
-    }
-    (std::make_index_sequence<R::size>{});
-  } else {
-    constexpr auto& slots = compact_slots<T>;
-    w.wire.array_header(slots.size());
-    [&]<std::size_t... S>(std::index_sequence<S...>) {
-      ((slots[S] < 0 ? w.wire.byte(mp::nil)
-                     : write_msgpack(w, R::template get<static_cast<std::size_t>(slots[S] < 0 ? 0 : slots[S])>(value))),
-       ...);
-    }
-    (std::make_index_sequence<slots.size()>{});
-  }
+  using compact = msgpack_struct_items<T, true, Writer::checked>;
+  using map = msgpack_struct_items<T, false, Writer::checked>;
+  if (w.form == msgpack_form::map)
+    write_msgpack_items<map>(w, value, std::make_index_sequence<map::count>{});
+  else
+    write_msgpack_items<compact>(w, value, std::make_index_sequence<compact::count>{});
   w.leave();
+}
+
+// The elements of a sequence or fixed array. Elements of bounded size are written in
+// chunks, each one reservation (a chunk's worst case stays small: a reused buffer is not
+// grown far past what the elements take).
+template <class Writer, class Sequence>
+void write_msgpack_elements(Writer& w, const Sequence& value) {
+  using Element = std::remove_cvref_t<decltype(element_value(*std::begin(value)))>;
+  constexpr std::size_t most = bounded_msgpack_size<Element, Writer::checked>();
+  const std::size_t n = std::size(value);
+  w.wire.array_header(n);
+  if constexpr (most == 0) {
+    for (const auto& element : value) write_msgpack(w, element_value(element));
+  } else {
+    constexpr std::size_t per_chunk = most < 4096 ? 4096 / most : 1;
+    auto it = std::begin(value);
+    for (std::size_t left = n; left != 0;) {
+      const std::size_t chunk = left < per_chunk ? left : per_chunk;
+      char* p = w.wire.out.reserve(chunk * most);
+      for (std::size_t i = 0; i < chunk; ++i, ++it) p = put_bounded_msgpack(p, element_value(*it), w.form);
+      w.wire.out.advance_to(p);
+      left -= chunk;
+    }
+  }
 }
 
 template <class Writer, class T>
@@ -165,8 +373,7 @@ void write_msgpack(Writer& w, const T& value) {
     w.wire.bin(value.data(), value.size());
   } else if constexpr (kind == value_kind::fixed_array || kind == value_kind::sequence) {
     if (!w.enter()) return;
-    w.wire.array_header(std::size(value));
-    for (const auto& element : value) write_msgpack(w, element_value(element));
+    write_msgpack_elements(w, value);
     w.leave();
   } else if constexpr (kind == value_kind::nullable) {
     if (value)

@@ -44,109 +44,155 @@ inline std::uint64_t load_big_endian(const unsigned char* p, int bytes) {
 
 // ---- writer -----------------------------------------------------------------------------
 
+// Encoders that write at p, into room the caller reserved, and return the end. Each takes
+// at most the bytes its max_* constant says; the writer below reserves that much per call,
+// the typed codec once for a run of values of bounded size.
+inline constexpr std::size_t max_scalar_bytes = 9;  // a marker and 8 bytes
+inline constexpr std::size_t max_header_bytes = 5;  // a marker and 4 bytes (str, bin, array, map)
+
+SAVEKIT_ALWAYS_INLINE char* put_marked(char* p, std::uint8_t marker, std::uint64_t v, int bytes) {
+  p[0] = static_cast<char>(marker);
+  store_big_endian(p + 1, v, bytes);
+  return p + 1 + bytes;
+}
+
+inline char* put_unsigned(char* p, std::uint64_t v) {
+  if (v < 128) {
+    *p = static_cast<char>(v);
+    return p + 1;
+  }
+  if (v <= 0xFF) return put_marked(p, mp::uint8, v, 1);
+  if (v <= 0xFFFF) return put_marked(p, mp::uint16, v, 2);
+  if (v <= 0xFFFFFFFF) return put_marked(p, mp::uint32, v, 4);
+  return put_marked(p, mp::uint64, v, 8);
+}
+
+inline char* put_signed(char* p, std::int64_t v) {
+  if (v >= 0) return put_unsigned(p, static_cast<std::uint64_t>(v));
+  auto bits = static_cast<std::uint64_t>(v);
+  if (v >= -32) {
+    *p = static_cast<char>(bits);
+    return p + 1;
+  }
+  if (v >= -128) return put_marked(p, mp::int8, bits & 0xFF, 1);
+  if (v >= -32768) return put_marked(p, mp::int16, bits & 0xFFFF, 2);
+  if (v >= -2147483648LL) return put_marked(p, mp::int32, bits & 0xFFFFFFFF, 4);
+  return put_marked(p, mp::int64, bits, 8);
+}
+
+// A positive fixint (0..127: levels, counts, flags) inline where the value is; the wider
+// encodings out of line (inlining every width at every integer slows compiling by a tenth
+// for no gain on small values).
+template <class Int>
+SAVEKIT_ALWAYS_INLINE char* put_integer(char* p, Int v) {
+  if (static_cast<std::make_unsigned_t<Int>>(v) < 128) {
+    *p = static_cast<char>(v);
+    return p + 1;
+  }
+  if constexpr (std::is_signed_v<Int>)
+    return put_signed(p, v);
+  else
+    return put_unsigned(p, v);
+}
+
+SAVEKIT_ALWAYS_INLINE char* put_float32(char* p, float v) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &v, 4);
+  return put_marked(p, mp::float32, bits, 4);
+}
+SAVEKIT_ALWAYS_INLINE char* put_float64(char* p, double v) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, 8);
+  return put_marked(p, mp::float64, bits, 8);
+}
+
+// Headers: the fix form (n below 32 for str, 16 for array and map), else 8, 16 or 32 bits.
+SAVEKIT_ALWAYS_INLINE char* put_str_header(char* p, std::size_t n) {
+  if (n < 32) {
+    *p = static_cast<char>(0xa0 | n);
+    return p + 1;
+  }
+  if (n <= 0xFF) return put_marked(p, mp::str8, n, 1);
+  if (n <= 0xFFFF) return put_marked(p, mp::str16, n, 2);
+  return put_marked(p, mp::str32, n, 4);
+}
+SAVEKIT_ALWAYS_INLINE char* put_bin_header(char* p, std::size_t n) {
+  if (n <= 0xFF) return put_marked(p, mp::bin8, n, 1);
+  if (n <= 0xFFFF) return put_marked(p, mp::bin16, n, 2);
+  return put_marked(p, mp::bin32, n, 4);
+}
+SAVEKIT_ALWAYS_INLINE char* put_array_header(char* p, std::size_t n) {
+  if (n < 16) {
+    *p = static_cast<char>(0x90 | n);
+    return p + 1;
+  }
+  if (n <= 0xFFFF) return put_marked(p, mp::array16, n, 2);
+  return put_marked(p, mp::array32, n, 4);
+}
+SAVEKIT_ALWAYS_INLINE char* put_map_header(char* p, std::size_t n) {
+  if (n < 16) {
+    *p = static_cast<char>(0x80 | n);
+    return p + 1;
+  }
+  if (n <= 0xFFFF) return put_marked(p, mp::map16, n, 2);
+  return put_marked(p, mp::map32, n, 4);
+}
+
 template <class Container = std::vector<std::byte>>  // or std::string
 struct msgpack_writer {
   output<Container> out;
 
+  // One value of at most `most` bytes, written by put(p) into room reserved for it.
+  template <class Put>
+  SAVEKIT_ALWAYS_INLINE void encode(std::size_t most, Put put) {
+    char* p = out.reserve(most);
+    out.advance_to(put(p));
+  }
+
   void byte(std::uint8_t b) { out.put(static_cast<char>(b)); }
-
-  // A marker byte followed by a big-endian value of `bytes` bytes.
-  void marked(std::uint8_t marker, std::uint64_t v, int bytes) {
-    char* p = out.reserve(9);
-    p[0] = static_cast<char>(marker);
-    store_big_endian(p + 1, v, bytes);
-    out.advance(static_cast<std::size_t>(bytes) + 1);
-  }
-
   void unsigned_integer(std::uint64_t v) {
-    if (v < 128)
-      byte(static_cast<std::uint8_t>(v));
-    else if (v <= 0xFF)
-      marked(mp::uint8, v, 1);
-    else if (v <= 0xFFFF)
-      marked(mp::uint16, v, 2);
-    else if (v <= 0xFFFFFFFF)
-      marked(mp::uint32, v, 4);
-    else
-      marked(mp::uint64, v, 8);
+    encode(max_scalar_bytes, [&](char* p) { return put_unsigned(p, v); });
   }
-
   void signed_integer(std::int64_t v) {
-    if (v >= 0) return unsigned_integer(static_cast<std::uint64_t>(v));
-    auto bits = static_cast<std::uint64_t>(v);
-    if (v >= -32)
-      byte(static_cast<std::uint8_t>(bits));
-    else if (v >= -128)
-      marked(mp::int8, bits & 0xFF, 1);
-    else if (v >= -32768)
-      marked(mp::int16, bits & 0xFFFF, 2);
-    else if (v >= -2147483648LL)
-      marked(mp::int32, bits & 0xFFFFFFFF, 4);
-    else
-      marked(mp::int64, bits, 8);
+    encode(max_scalar_bytes, [&](char* p) { return put_signed(p, v); });
   }
-
   template <class Int>
   void integer(Int v) {
-    if constexpr (std::is_signed_v<Int>)
-      signed_integer(v);
-    else
-      unsigned_integer(v);
+    encode(max_scalar_bytes, [&](char* p) { return put_integer(p, v); });
   }
-
   void float32(float v) {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    marked(mp::float32, bits, 4);
+    encode(5, [&](char* p) { return put_float32(p, v); });
   }
   void float64(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, 8);
-    marked(mp::float64, bits, 8);
+    encode(9, [&](char* p) { return put_float64(p, v); });
   }
-
   void str_header(std::size_t n) {
-    if (n < 32)
-      byte(static_cast<std::uint8_t>(0xa0 | n));
-    else if (n <= 0xFF)
-      marked(mp::str8, n, 1);
-    else if (n <= 0xFFFF)
-      marked(mp::str16, n, 2);
-    else
-      marked(mp::str32, n, 4);
+    encode(max_header_bytes, [&](char* p) { return put_str_header(p, n); });
   }
   void bin_header(std::size_t n) {
-    if (n <= 0xFF)
-      marked(mp::bin8, n, 1);
-    else if (n <= 0xFFFF)
-      marked(mp::bin16, n, 2);
-    else
-      marked(mp::bin32, n, 4);
+    encode(max_header_bytes, [&](char* p) { return put_bin_header(p, n); });
   }
   void array_header(std::size_t n) {
-    if (n < 16)
-      byte(static_cast<std::uint8_t>(0x90 | n));
-    else if (n <= 0xFFFF)
-      marked(mp::array16, n, 2);
-    else
-      marked(mp::array32, n, 4);
+    encode(max_header_bytes, [&](char* p) { return put_array_header(p, n); });
   }
   void map_header(std::size_t n) {
-    if (n < 16)
-      byte(static_cast<std::uint8_t>(0x80 | n));
-    else if (n <= 0xFFFF)
-      marked(mp::map16, n, 2);
-    else
-      marked(mp::map32, n, 4);
+    encode(max_header_bytes, [&](char* p) { return put_map_header(p, n); });
   }
 
+  // A header and its payload in one reservation.
   void str(const char* s, std::size_t n) {
-    str_header(n);
-    out.append(s, n);
+    encode(max_header_bytes + n, [&](char* p) {
+      p = put_str_header(p, n);
+      if (n) std::memcpy(p, s, n);
+      return p + n;
+    });
   }
   void bin(const void* s, std::size_t n) {
-    bin_header(n);
-    out.append(s, n);
+    encode(max_header_bytes + n, [&](char* p) {
+      p = put_bin_header(p, n);
+      if (n) std::memcpy(p, s, n);
+      return p + n;
+    });
   }
 };
 

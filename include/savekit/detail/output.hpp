@@ -29,6 +29,8 @@ class output {
     return cursor_;
   }
   SAVEKIT_ALWAYS_INLINE void advance(std::size_t n) { cursor_ += n; }
+  // Commits what was written up to end, within the room reserve() returned.
+  SAVEKIT_ALWAYS_INLINE void advance_to(char* end) { cursor_ = end; }
 
   SAVEKIT_ALWAYS_INLINE void put(char c) {
     reserve(1);
@@ -57,16 +59,18 @@ class output {
     limit_ = begin_ + container_.size();
   }
 
-  // Resizing zero-fills the new bytes, so the window grows geometrically from what it
-  // has, not straight to the capacity: a large reused buffer must not cost a memset of
-  // its whole capacity for every small save. A std::string under C++23 grows without the
-  // fill (resize_and_overwrite), so it takes its whole capacity at once.
+  // Resizing zero-fills the new bytes, so the window grows by an eighth of what it has
+  // (and at least 64 bytes), not straight to the capacity, nor to double: a large reused
+  // buffer must not cost a memset of its capacity for every small save, nor a save's last
+  // reservation a memset of bytes it never writes. (Past the capacity the container itself
+  // reallocates geometrically.) A std::string under C++23 grows without the fill
+  // (resize_and_overwrite), so it takes its whole capacity at once.
   void grow(std::size_t n) {
     std::size_t used = size();
     std::size_t needed = used + n;
     std::size_t capacity = container_.capacity();
-    std::size_t target = 2 * static_cast<std::size_t>(limit_ - begin_);
-    if (target < 64) target = 64;
+    const auto window = static_cast<std::size_t>(limit_ - begin_);
+    std::size_t target = window + window / 8 + 64;
     if (target < needed) target = needed;
 #if defined(__cpp_lib_string_resize_and_overwrite)
     if constexpr (std::is_same_v<Container, std::string>) {
