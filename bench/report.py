@@ -13,6 +13,7 @@
     report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs;
                                       the chart seal_ratios (.png, .svg) beside RESULTS.json.
     report.py seal-wasm RESULTS.jsonl seal_costs' lines, native and WebAssembly: the two side by side.
+    report.py server RESULTS.jsonl    server_load's lines: savekit-server beside its database driver alone.
 """
 import csv
 import json
@@ -522,6 +523,41 @@ def seal_report(path):
                 print(f"| {size:,} | {name} | {mb_s(b):,.0f} | | 1.00 |")
 
 
+def server_report(path):
+    """server_load's JSON lines: savekit-server beside the same writes through its database driver."""
+    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+    by = {(r["backend"], r["way"], r["mix"], r["bytes"], r["players"]): r for r in rows}
+    print("| database | save | players | PUT/s over HTTP | p50 ms | p99 ms | PUT/s direct | HTTP ÷ direct | "
+          "GET+PUT/s over HTTP | p99 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for backend in ("sqlite", "postgresql"):
+        for size in sorted({r["bytes"] for r in rows}):
+            for players in sorted({r["players"] for r in rows}):
+                put = by.get((backend, "http", "put", size, players))
+                direct = by.get((backend, "direct", "put", size, players))
+                mixed = by.get((backend, "http", "get+put", size, players))
+                if not put or not direct:
+                    continue
+                ratio = put["per_second"] / direct["per_second"] if direct["per_second"] else 0
+                print(f"| {backend} | {size // 1024} KB | {players} | {put['per_second']:,.0f} | {put['p50_ms']:.2f} | "
+                      f"{put['p99_ms']:.2f} | {direct['per_second']:,.0f} | {ratio:.2f} | "
+                      f"{mixed['per_second']:,.0f} | {mixed['p99_ms']:.2f} |" if mixed else "")
+    errors = sum(r["errors"] for r in rows)
+    print()
+    print(f"Every request was checked ({errors} errors in {sum(r['operations'] for r in rows):,} operations). "
+          "HTTP: a client thread and a keep-alive connection per player, each player writing its own slot "
+          "(`If-Match` with the version it last wrote); direct: the same compare-and-set transaction through "
+          "the server's own driver (server/slot_store.hpp) in this process, no HTTP. Both commit durably "
+          "(SQLite WAL with synchronous=FULL; PostgreSQL's default fsync at commit).")
+    targets = [(r, by.get((r["backend"], "direct", "put", r["bytes"], r["players"]))) for r in rows
+               if r["way"] == "http" and r["mix"] == "put" and r["bytes"] == 4096]
+    worst = min((p["per_second"] / d["per_second"] for p, d in targets if d and d["per_second"]), default=0)
+    p99 = max((r["p99_ms"] for r in rows if r["way"] == "http" and r["players"] == 64), default=0)
+    if targets:
+        print(f"\nTargets: 4 KB PUT throughput over HTTP at least 0.50 of direct — lowest here **{worst:.2f}**; "
+              f"p99 at most 50 ms with 64 players — highest here **{p99:.1f} ms**.")
+
+
 def seal_wasm_report(path):
     """seal_costs' JSON lines from both builds: medians per case, WebAssembly beside native."""
     times = {}
@@ -571,5 +607,7 @@ if __name__ == "__main__":
         seal_report(args[0])
     elif command == "seal-wasm" and len(args) == 1:
         seal_wasm_report(args[0])
+    elif command == "server" and len(args) == 1:
+        server_report(args[0])
     else:
         sys.exit(__doc__)

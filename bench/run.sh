@@ -7,6 +7,7 @@
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
 #   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
+#   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,12 +40,34 @@ if [ "$name" = seal-wasm ]; then
   python3 scripts/embed_results.py README.md seal-wasm-bench "$results/seal_wasm.md" && echo "updated README.md"
   exit 0
 fi
+if [ "$name" = server ]; then
+  # savekit-server under load (bench/server_load.cpp): SQLite, then a PostgreSQL it starts.
+  scripts/install-deps.sh
+  cmake --preset release >/dev/null && cmake --build --preset release --target server_load savekit_server
+  results=bench/results
+  mkdir -p "$results"
+  build/release/bench/server_load "${@:2}" | tee "$results/server.jsonl"
+  {
+    echo "# savekit-server under load"
+    echo
+    echo "Produced by \`bench/run.sh server\` on $(date -u +%Y-%m-%d): build/release (g++ -O3), savekit-server and"
+    echo "its clients on one machine over 127.0.0.1 — CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
+    echo "$(nproc) cores shared by the server, the database and the clients; disk: $(df -T build | awk 'NR==2 {print $2}');"
+    echo "PostgreSQL $(/usr/lib/postgresql/*/bin/postgres --version | awk '{print $3}'), SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1 || echo '3')."
+    echo "Each case runs for 3 s (\`--seconds\`)."
+    echo
+    /usr/bin/python3 bench/report.py server "$results/server.jsonl"
+  } >"$results/server.md"
+  echo "wrote $results/server.md"
+  python3 scripts/embed_results.py README.md server-bench "$results/server.md" && echo "updated README.md"
+  exit 0
+fi
 case "$name" in
   codecs) program=codec_bench title="Codec benchmark" ;;
   store) program=store_bench title="Store benchmark" ;;
   slots) program=slots_bench title="Slots benchmark" ;;
   seal) program=seal_bench title="Sealed saves benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm [benchmark flags]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm|server [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh

@@ -9,7 +9,9 @@ packages=(
   libmsgpack-cxx-dev rapidjson-dev nlohmann-json3-dev libsimdjson-dev  # peers: interop, benchmarks
   libjsoncpp-dev libcereal-dev libboost-serialization-dev pkg-config   # more benchmark peers
   python3-matplotlib                                                   # the benchmark's charts
-  libcli11-dev                                                         # the command-line program
+  libcli11-dev                                                         # the command-line programs
+  libboost-dev libssl-dev libsqlite3-dev libpq-dev                     # savekit-server: Beast/Asio, TLS, SQLite, libpq
+  postgresql-15 curl openssl                                           # ... its tests: a real PostgreSQL, curl over TLS
   emscripten nodejs chromium                                     # WebAssembly: build, node, real-browser tests
   dpkg-dev autoconf automake libtool                             # zstd and libsodium for WebAssembly, from Debian's sources
   python3

@@ -3,14 +3,16 @@
 # (bench/seed_studies), study A also as WebAssembly under node and in headless Chromium
 # (bench/web), their tables on stdout and in bench/results/ (Markdown, CSV,
 # JSON, charts as PNG and SVG), the README's tables regenerated; then the store demo:
-# the seed's Status saved in one process and loaded in another.
+# the seed's Status saved in one process and loaded in another; then the cloud demo: the
+# Status saved to savekit-server (SQLite, 127.0.0.1) with curl, loaded back, the server stopped.
 #   scripts/run.sh            the full run (about a minute)
 #   scripts/run.sh --quick    few iterations (what CI runs through ctest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release "$(scripts/glaze_option.sh)" >/dev/null
-cmake --build --preset release --target seed_studies example_seed_objects example_prefs_status
+cmake --build --preset release --target seed_studies example_seed_objects example_prefs_status savekit_server \
+  savekit_cli
 
 results=bench/results
 mkdir -p "$results"
@@ -41,3 +43,5 @@ store_dir=$(mktemp -d)
 trap 'rm -rf "$store_dir"' EXIT
 ./build/release/examples/example_prefs_status save "$store_dir"
 ./build/release/examples/example_prefs_status load "$store_dir"
+echo
+scripts/cloud_demo.sh build/release

@@ -1,0 +1,439 @@
+#include "api.hpp"
+
+#include <savekit/json.hpp>
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "request_rules.hpp"
+
+// The JSON documents of the contract (docs/server.md).
+namespace savekit::server::wire {
+
+struct slot {
+  std::string name;
+  std::int64_t version = 0;
+  std::int64_t bytes = 0;
+  std::string saved_at;
+  raw_json meta;
+  std::optional<bool> deleted;
+};
+struct slot_list {
+  std::vector<slot> slots;
+};
+struct version {
+  std::int64_t version = 0;
+  std::int64_t bytes = 0;
+  std::string saved_at;
+  raw_json meta;
+};
+struct version_list {
+  std::vector<version> versions;
+};
+struct error_detail {
+  std::string code;
+  std::string message;
+  std::optional<wire::slot> slot;
+};
+struct error_document {
+  error_detail error;
+};
+struct health {
+  std::string status;
+  std::string driver;
+  std::optional<std::string> message;
+};
+
+}  // namespace savekit::server::wire
+
+namespace savekit::server {
+namespace {
+
+constexpr json_options compact_output{.skip_null_members = true};
+
+wire::slot wire_slot(const slot_entry& e) {
+  return {e.name,           e.version,
+          e.bytes,          rfc3339_of(e.saved_at_us),
+          raw_json{e.meta}, e.deleted ? std::optional<bool>{true} : std::nullopt};
+}
+
+api_response json_response(int status, const auto& document) {
+  api_response r;
+  r.status = status;
+  r.body = to_json(document, compact_output);
+  return r;
+}
+
+// A save's bytes with what describes them.
+api_response bytes_response(slot_bytes found) {
+  api_response r;
+  r.content_type = "application/octet-stream";
+  r.headers = {{"ETag", etag_of(found.entry.version)},
+               {"Savekit-Meta", encode_meta(found.entry.meta)},
+               {"Last-Modified", http_date_of(found.entry.saved_at_us)}};
+  r.body = std::move(found.body);
+  return r;
+}
+
+api_response slot_written(int status, const slot_entry& e) {
+  api_response r = json_response(status, wire_slot(e));
+  r.headers.push_back({"ETag", etag_of(e.version)});
+  if (status == 201) r.headers.push_back({"Location", "/v1/slots/" + percent_encode(e.name)});
+  return r;
+}
+
+api_response precondition_failed(const std::string& name, const std::optional<slot_entry>& now,
+                                 std::optional<std::int64_t> expected) {
+  std::string message;
+  if (!now)
+    message = "there is no slot \"" + name + "\"";
+  else if (now->deleted)
+    message = "slot \"" + name + "\" was deleted (version " + std::to_string(now->version) + ")";
+  else if (!expected)
+    message = "slot \"" + name + "\" exists (version " + std::to_string(now->version) + ")";
+  else
+    message =
+        "slot \"" + name + "\" is at version " + std::to_string(now->version) + ", not " + std::to_string(*expected);
+  api_response r = error_response(412, "precondition_failed", message, now);
+  if (now) r.headers.push_back({"ETag", etag_of(now->version)});
+  return r;
+}
+
+std::int64_t unix_micros(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+std::string_view bearer_token(std::string_view header) {
+  if (header.size() < 7) return {};
+  for (std::size_t i = 0; i < 6; ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != "bearer"[i]) return {};
+  if (header[6] != ' ') return {};
+  header.remove_prefix(7);
+  while (!header.empty() && header.front() == ' ') header.remove_prefix(1);
+  while (!header.empty() && header.back() == ' ') header.remove_suffix(1);
+  return header;
+}
+
+api_response method_not_allowed(std::string allow) {
+  api_response r = error_response(405, "method_not_allowed", "this path answers " + allow);
+  r.headers.push_back({"Allow", std::move(allow)});
+  return r;
+}
+
+}  // namespace
+
+int rate_limiter::admit(const std::string& player, std::chrono::steady_clock::time_point now) {
+  if (per_second_ <= 0) return 0;
+  std::lock_guard lock(mutex_);
+  // Players who stopped sending are forgotten (a sweep at most every 10 s, and only when
+  // the table is large), so the table holds only recent ones.
+  if (buckets_.size() > 100000 && now - swept_ > std::chrono::seconds(10)) {
+    swept_ = now;
+    for (auto it = buckets_.begin(); it != buckets_.end();)
+      it = now - it->second.at > std::chrono::seconds(60) ? buckets_.erase(it) : std::next(it);
+  }
+  auto [it, added] = buckets_.try_emplace(player, bucket{burst_, now});
+  bucket& b = it->second;
+  b.tokens = std::min(burst_, b.tokens + std::chrono::duration<double>(now - b.at).count() * per_second_);
+  b.at = now;
+  if (b.tokens >= 1) {
+    b.tokens -= 1;
+    return 0;
+  }
+  return std::max(1, static_cast<int>(std::ceil((1 - b.tokens) / per_second_)));
+}
+
+api_response error_response(int status, std::string code, std::string message, const std::optional<slot_entry>& slot) {
+  wire::error_document document{{code, std::move(message), std::nullopt}};
+  if (slot) document.error.slot = wire_slot(*slot);
+  api_response r = json_response(status, document);
+  r.error = std::move(code);
+  return r;
+}
+
+api::api(slot_store& store, token_secret secret, api_limits limits, metrics& counters)
+    : store_(store),
+      secret_(std::move(secret)),
+      limits_(limits),
+      metrics_(counters),
+      rates_(limits.rate_per_second, limits.burst) {}
+
+api_response api::handle(const api_request& r) {
+  admission a = admit(r);
+  if (a.answer) return std::move(*a.answer);
+  return respond(a, r);
+}
+
+admission api::admit(const api_request& r) {
+  admission a;
+  auto finish = [&](api_response out) {
+    out.route = a.at.pattern();
+    if (!a.player.empty()) out.player = a.player;
+    if (!a.at.name.empty()) out.slot = a.at.name;
+    a.answer = std::move(out);
+    return std::move(a);
+  };
+  auto parsed = parse_target(r.target);
+  if (!parsed) {
+    const errc code = parsed.error().code();
+    api_response out = code == errc::not_found      ? error_response(404, "not_found", "no such path")
+                       : code == errc::invalid_name ? error_response(400, "bad_name", parsed.error().message())
+                                                    : error_response(400, "bad_request", parsed.error().message());
+    out.route = "unknown";
+    a.answer = std::move(out);
+    return a;
+  }
+  a.at = std::move(*parsed);
+  const bool reads = r.method == "GET" || r.method == "HEAD";
+  if (a.at.kind == route_kind::health) return finish(reads ? health() : method_not_allowed("GET, HEAD"));
+  if (a.at.kind == route_kind::metrics) {
+    if (!reads) return finish(method_not_allowed("GET, HEAD"));
+    api_response out;
+    out.content_type = "text/plain; version=0.0.4";
+    out.body = metrics_.render(store_.stats(), store_.driver());
+    return finish(std::move(out));
+  }
+
+  // Everything under /v1 belongs to the player the token names.
+  const std::string_view token = r.authorization ? bearer_token(*r.authorization) : std::string_view{};
+  auto unauthorized = [&](std::string message) {
+    api_response out = error_response(401, "unauthorized", std::move(message));
+    out.headers.push_back({"WWW-Authenticate", "Bearer realm=\"savekit\""});
+    return finish(std::move(out));
+  };
+  if (token.empty()) return unauthorized("this needs Authorization: Bearer TOKEN");
+  auto claims = verify_token(secret_, token, now());
+  if (!claims) return unauthorized(claims.error().message());
+  a.player = std::move(claims->player);
+
+  const bool slot = a.at.kind == route_kind::slot;
+  const bool put = slot && r.method == "PUT", remove = slot && r.method == "DELETE";
+  if (!reads && !put && !remove) return finish(method_not_allowed(slot ? "GET, HEAD, PUT, DELETE" : "GET, HEAD"));
+  if (int wait = rates_.admit(a.player, std::chrono::steady_clock::now()); wait > 0) {
+    api_response out =
+        error_response(429, "rate_limited", "too many requests: try again in " + std::to_string(wait) + " s");
+    out.headers.push_back({"Retry-After", std::to_string(wait)});
+    return finish(std::move(out));
+  }
+  if (put || remove) {
+    if (remove && r.if_none_match)
+      return finish(error_response(400, "bad_header", "a deletion takes If-Match: \"N\", not If-None-Match"));
+    auto condition = parse_write_precondition(r.if_match, r.if_none_match);
+    if (!condition)
+      return finish(condition.error().code() == errc::missing_key
+                        ? error_response(428, "precondition_required", condition.error().message())
+                        : error_response(400, "bad_header", condition.error().message()));
+    a.condition = *condition;
+    if (r.write_id)
+      if (status valid = check_write_id(*r.write_id); !valid)
+        return finish(error_response(400, "bad_header", valid.error().message()));
+  }
+  if (put) {
+    auto meta = decode_meta(r.meta, limits_.max_meta_bytes);
+    if (!meta)
+      return finish(meta.error().code() == errc::value_too_large
+                        ? error_response(413, "too_large", meta.error().message())
+                        : error_response(400, "bad_meta", meta.error().message()));
+    a.meta = std::move(*meta);
+  }
+  return a;
+}
+
+api_response api::respond(const admission& a, const api_request& r) {
+  const bool reads = r.method == "GET" || r.method == "HEAD";
+  api_response out;
+  switch (a.at.kind) {
+    case route_kind::list:
+      out = list(a.player);
+      break;
+    case route_kind::slot:
+      out = reads ? get_slot(a.player, a.at.name, r) : r.method == "PUT" ? put_slot(a, r) : delete_slot(a, r);
+      break;
+    case route_kind::versions:
+      out = list_versions(a.player, a.at.name);
+      break;
+    case route_kind::version:
+      out = get_version(a.player, a.at.name, a.at.version);
+      break;
+    case route_kind::health:
+    case route_kind::metrics:
+      break;
+  }
+  out.route = a.at.pattern();
+  out.player = a.player;
+  if (!a.at.name.empty()) out.slot = a.at.name;
+  return out;
+}
+
+void api::check_health() {
+  {
+    std::lock_guard lock(health_mutex_);
+    health_asking_since_ = std::chrono::steady_clock::now();
+  }
+  auto alive = store_.ping();
+  std::lock_guard lock(health_mutex_);
+  health_state_ = alive ? 1 : 2;
+  health_problem_ = alive ? "" : alive.failure().message;
+  health_asking_since_.reset();
+}
+
+api_response api::health() {
+  bool asked;
+  {
+    std::lock_guard lock(health_mutex_);
+    asked = health_state_ != 0;
+  }
+  if (!asked) check_health();  // no monitor (in-process use): ask now
+  std::lock_guard lock(health_mutex_);
+  // A question the database has not answered within 2 s: it is not healthy, whatever it
+  // said before.
+  const bool waiting =
+      health_asking_since_ && std::chrono::steady_clock::now() - *health_asking_since_ > std::chrono::seconds(2);
+  if (health_state_ != 1 || waiting) {
+    api_response r = json_response(
+        503, wire::health{"unavailable", std::string{store_.driver()},
+                          waiting ? std::string{"the database has not answered for more than 2 s"} : health_problem_});
+    r.headers.push_back({"Retry-After", "1"});
+    return r;
+  }
+  return json_response(200, wire::health{"ok", std::string{store_.driver()}, std::nullopt});
+}
+
+api_response api::from_store(const store_failure& failure) {
+  metrics_.store_failed();
+  if (failure.kind == store_failure::unavailable) {
+    api_response r = error_response(503, "unavailable", "the database does not answer now: try again");
+    r.headers.push_back({"Retry-After", "1"});
+    r.error = "unavailable: " + failure.message;
+    return r;
+  }
+  api_response r = error_response(500, "internal", "the database failed");
+  r.error = "internal: " + failure.message;  // logged, not sent
+  return r;
+}
+
+api_response api::list(const std::string& player) {
+  auto slots = store_.list(player);
+  if (!slots) return from_store(slots.failure());
+  std::sort(slots->begin(), slots->end(), [](const slot_entry& a, const slot_entry& b) { return a.name < b.name; });
+  wire::slot_list document;
+  for (const slot_entry& e : *slots) document.slots.push_back(wire_slot(e));
+  return json_response(200, document);
+}
+
+api_response api::get_slot(const std::string& player, const std::string& name, const api_request& r) {
+  auto found = store_.read(player, name, std::nullopt);
+  if (!found) return from_store(found.failure());
+  if (!*found) return error_response(404, "not_found", "there is no slot \"" + name + "\"");
+  if (r.if_none_match && if_none_match_names(*r.if_none_match, (*found)->entry.version)) {
+    api_response same;
+    same.status = 304;
+    same.content_type.clear();
+    same.headers = {{"ETag", etag_of((*found)->entry.version)}};
+    return same;
+  }
+  return bytes_response(std::move(**found));
+}
+
+namespace {
+// What a write is, for its write id: the precondition, the metadata and the bytes.
+std::string write_digest(const std::optional<std::int64_t>& expected, std::string_view meta, std::string_view body) {
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, 32);
+  const std::string condition = expected ? std::to_string(*expected) : "*";
+  for (std::string_view part : {std::string_view{condition}, meta, body}) {
+    const std::uint64_t size = part.size();  // each part's length first: no two writes hash alike by shifting bytes
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(&size), sizeof size);
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+  }
+  unsigned char hash[32];
+  crypto_generichash_final(&state, hash, sizeof hash);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : hash) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+}  // namespace
+
+api_response api::put_slot(const admission& a, const api_request& r) {
+  if (r.body.size() > limits_.max_save_bytes)
+    return error_response(
+        413, "too_large",
+        "a save is at most " + std::to_string(limits_.max_save_bytes) + " bytes, not " + std::to_string(r.body.size()));
+  const std::string digest = write_digest(a.condition->version, a.meta, r.body);
+  put_request q;
+  q.player = a.player;
+  q.name = a.at.name;
+  q.body = r.body;
+  q.meta = a.meta;
+  q.write_id = r.write_id ? std::string_view{*r.write_id} : std::string_view{};
+  q.digest = digest;
+  q.expected_version = a.condition->version;
+  q.saved_at_us = unix_micros(now());
+  q.keep_versions = limits_.keep_versions;
+  q.max_slots = limits_.max_slots;
+  auto written = store_.put(q);
+  if (!written) return from_store(written.failure());
+  switch (written->kind) {
+    case write_outcome::created:
+      return slot_written(201, *written->slot);
+    case write_outcome::replaced:
+      return slot_written(200, *written->slot);
+    case write_outcome::repeated:
+      return slot_written(written->created_slot ? 201 : 200, *written->slot);
+    case write_outcome::write_id_reused:
+      return error_response(409, "write_id_reused",
+                            "Savekit-Write-Id " + std::string{q.write_id} + " already names another write (version " +
+                                std::to_string(written->slot->version) + "): give each write its own id");
+    case write_outcome::too_many_slots:
+      return error_response(
+          409, "too_many_slots",
+          "a player has at most " + std::to_string(limits_.max_slots) + " slots: delete one before creating another");
+    case write_outcome::version_moved:
+    case write_outcome::deleted:
+      break;
+  }
+  return precondition_failed(a.at.name, written->slot, a.condition->version);
+}
+
+api_response api::delete_slot(const admission& a, const api_request& r) {
+  auto removed = store_.remove(a.player, a.at.name, *a.condition->version,
+                               r.write_id ? std::string_view{*r.write_id} : "", unix_micros(now()));
+  if (!removed) return from_store(removed.failure());
+  if (removed->kind == write_outcome::deleted || removed->kind == write_outcome::repeated) {
+    api_response r204;
+    r204.status = 204;
+    r204.content_type.clear();
+    r204.headers = {{"ETag", etag_of(removed->slot->version)}};
+    return r204;
+  }
+  return precondition_failed(a.at.name, removed->slot, a.condition->version);
+}
+
+api_response api::list_versions(const std::string& player, const std::string& name) {
+  auto kept = store_.versions(player, name);
+  if (!kept) return from_store(kept.failure());
+  if (kept->empty()) return error_response(404, "not_found", "there is no slot \"" + name + "\"");
+  wire::version_list document;
+  for (const slot_entry& e : *kept)
+    document.versions.push_back({e.version, e.bytes, rfc3339_of(e.saved_at_us), raw_json{e.meta}});
+  return json_response(200, document);
+}
+
+api_response api::get_version(const std::string& player, const std::string& name, std::int64_t version) {
+  auto found = store_.read(player, name, version);
+  if (!found) return from_store(found.failure());
+  if (!*found)
+    return error_response(
+        404, "not_found",
+        "slot \"" + name + "\" keeps no version " + std::to_string(version) + " (GET …/versions lists those kept)");
+  return bytes_response(std::move(**found));
+}
+
+}  // namespace savekit::server

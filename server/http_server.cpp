@@ -1,0 +1,619 @@
+#include "http_server.hpp"
+
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
+//
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace savekit::server {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using strand_type = asio::strand<asio::io_context::executor_type>;
+constexpr auto use_awaitable = asio::use_awaitable;
+
+// Bytes of bodies held at once (http_options::max_inflight_bytes), taken for a request or
+// an answer and given back when it is done.
+class body_budget {
+ public:
+  explicit body_budget(std::uint64_t total) : left_(static_cast<std::int64_t>(total)) {}
+  class lease {
+   public:
+    lease() = default;
+    lease(body_budget* owner, std::int64_t n) : owner_(owner), n_(n) {}
+    lease(lease&& o) noexcept : owner_(std::exchange(o.owner_, nullptr)), n_(o.n_) {}
+    lease& operator=(lease&& o) noexcept {
+      release();
+      owner_ = std::exchange(o.owner_, nullptr);
+      n_ = o.n_;
+      return *this;
+    }
+    ~lease() { release(); }
+    void release() {
+      if (owner_) owner_->left_.fetch_add(n_);
+      owner_ = nullptr;
+    }
+    explicit operator bool() const { return owner_ != nullptr || n_ == 0; }
+
+   private:
+    body_budget* owner_ = nullptr;
+    std::int64_t n_ = 0;
+  };
+  lease take(std::uint64_t bytes) {
+    const auto n = static_cast<std::int64_t>(bytes);
+    if (n == 0) return lease(nullptr, 0);
+    if (left_.fetch_sub(n) < n) {
+      left_.fetch_add(n);
+      return lease(nullptr, -1);  // refused
+    }
+    return lease(this, n);
+  }
+
+ private:
+  std::atomic<std::int64_t> left_;
+};
+
+// What a stop needs of each open connection: to close it if it is waiting for a request.
+struct connection_handle {
+  explicit connection_handle(strand_type s) : strand(std::move(s)) {}
+  strand_type strand;
+  beast::tcp_stream* stream = nullptr;  // set and used on the strand only
+  bool idle = true;
+};
+
+struct server_state {
+  server_state(const http_options& o, api& a, metrics& m, logger& l)
+      : options(o), handler(a), counters(m), log(l), workers(std::max<std::uint32_t>(1, o.worker_threads)) {}
+  const http_options& options;
+  api& handler;
+  metrics& counters;
+  logger& log;
+  asio::io_context io;
+  asio::thread_pool workers;
+  std::unique_ptr<asio::ssl::context> tls;
+  std::atomic<bool> stopping{false};
+  std::atomic<std::uint32_t> sessions{0};
+  body_budget budget{options.max_inflight_bytes};
+  std::mutex mutex;
+  std::set<std::shared_ptr<connection_handle>> open;
+};
+
+std::string_view method_label(http::verb v) {
+  switch (v) {
+    case http::verb::get:
+      return "GET";
+    case http::verb::put:
+      return "PUT";
+    case http::verb::delete_:
+      return "DELETE";
+    case http::verb::post:
+      return "POST";
+    case http::verb::head:
+      return "HEAD";
+    default:
+      return "other";
+  }
+}
+
+// An answer made here, before the API sees the request (malformed, too large, ...): the
+// connection closes after it.
+api_response early_error(int status, const char* code, std::string message) {
+  return error_response(status, code, std::move(message));
+}
+
+template <class Fields>
+std::optional<std::string> header_of(const Fields& fields, std::string_view name) {
+  auto it = fields.find(beast::string_view{name.data(), name.size()});
+  if (it == fields.end()) return std::nullopt;
+  return std::string{it->value()};
+}
+
+// How long a body or an answer of `bytes` may take at --min-rate, after body_timeout of grace.
+std::chrono::steady_clock::duration transfer_time(const server_state& s, std::uint64_t bytes) {
+  return s.options.body_timeout + std::chrono::seconds(bytes / std::max<std::uint64_t>(1, s.options.min_rate));
+}
+
+// A request's framing, refused when it cannot be read reliably (RFC 9112 §6): a
+// Transfer-Encoding other than exactly chunked, or in HTTP/1.0; a PUT whose length is not
+// given; no Host in HTTP/1.1. The answer and its status, or nothing.
+template <class Request>
+std::optional<api_response> framing_problem(const Request& req) {
+  const beast::string_view te = req[http::field::transfer_encoding];
+  if (!te.empty()) {
+    std::string coding{te};
+    while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.pop_back();
+    while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.erase(0, 1);
+    if (req.version() != 11)
+      return early_error(400, "bad_request",
+                         "Transfer-Encoding is HTTP/1.1's: an HTTP/1.0 request gives Content-Length");
+    if (!beast::iequals(coding, "chunked")) {
+      const bool ends_chunked = coding.size() >= 7 && beast::iequals(coding.substr(coding.size() - 7), "chunked");
+      return ends_chunked ? early_error(501, "not_implemented", "no transfer coding but chunked is understood here")
+                          : early_error(400, "bad_request", "a body's Transfer-Encoding must end in chunked");
+    }
+  } else if (req.method() == http::verb::put && req.find(http::field::content_length) == req.end()) {
+    return early_error(411, "length_required", "a PUT gives Content-Length or Transfer-Encoding: chunked");
+  }
+  if (req.version() == 11 && req.find(http::field::host) == req.end())
+    return early_error(400, "bad_request", "an HTTP/1.1 request names its Host");
+  return std::nullopt;
+}
+
+// The origin-form path of a target (an absolute-form one, http://host/path, is accepted).
+std::string_view origin_form(std::string_view target) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (target.size() > scheme.size() && beast::iequals(target.substr(0, scheme.size()), scheme)) {
+      const std::size_t path = target.find('/', scheme.size());
+      return path == std::string_view::npos ? std::string_view{"/"} : target.substr(path);
+    }
+  }
+  return target;
+}
+
+template <class Stream>
+asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer, bool keep_alive, unsigned version,
+                           bool head) {
+  // The answer's bytes are counted against the budget while they are sent (a slow reader
+  // of large saves holds them); over it, a 503 goes instead.
+  body_budget::lease held = s.budget.take(head ? 0 : answer.body.size());
+  if (!held) {
+    answer = early_error(503, "unavailable", "the server holds too many bodies in memory now: try again");
+    answer.headers.push_back({"Retry-After", "1"});
+  }
+  auto fill = [&](auto& res) {
+    res.set(http::field::server, "savekit-server");
+    if (!answer.content_type.empty()) res.set(http::field::content_type, answer.content_type);
+    for (const auto& [name, value] : answer.headers) res.set(beast::string_view{name.data(), name.size()}, value);
+    res.keep_alive(keep_alive);
+  };
+  error_code ec;
+  auto& lowest = beast::get_lowest_layer(stream);
+  if (head) {  // the headers a GET would have, no content
+    http::response<http::empty_body> res{static_cast<http::status>(answer.status), version};
+    fill(res);
+    if (answer.status != 204 && answer.status != 304) res.content_length(answer.body.size());
+    lowest.expires_after(s.options.body_timeout);
+    co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+    co_return !ec;
+  }
+  http::response<http::string_body> res{static_cast<http::status>(answer.status), version};
+  fill(res);
+  res.body() = std::move(answer.body);
+  res.prepare_payload();
+  lowest.expires_after(transfer_time(s, res.body().size()));
+  co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+  co_return !ec;
+}
+
+template <class Stream>
+asio::awaitable<void> close_stream(Stream& stream, server_state& s) {
+  if constexpr (requires { stream.async_shutdown(use_awaitable); }) {
+    beast::get_lowest_layer(stream).expires_after(s.options.header_timeout);
+    error_code ec;
+    co_await stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
+  } else {
+    error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+}
+
+void log_request(server_state& s, const api_response& answer, std::string_view method, std::string remote,
+                 std::chrono::steady_clock::time_point start, std::uint64_t in, std::size_t out_bytes) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.counters.request_done(answer.route, method, answer.status, seconds);
+  request_log line;
+  line.time = now_rfc3339();
+  line.level = answer.status >= 500 ? (answer.status == 503 ? "warn" : "error") : "info";
+  line.method = std::string{method};
+  line.route = std::string{answer.route};
+  line.slot = answer.slot;
+  line.player = answer.player;
+  line.status = answer.status;
+  line.ms = seconds * 1000;
+  line.bytes_in = in;
+  line.bytes_out = out_bytes;
+  line.remote = std::move(remote);
+  line.error = answer.error;
+  s.log.write(line);
+}
+
+// Answers, logs and sends; false when the connection is to close (or failed).
+template <class Stream>
+asio::awaitable<bool> answer_request(server_state& s, Stream& stream, api_response answer, std::string_view method,
+                                     const std::string& remote, std::chrono::steady_clock::time_point start,
+                                     std::uint64_t in, bool keep_alive, unsigned version, bool head) {
+  log_request(s, answer, method, remote, start, in, head ? 0 : answer.body.size());
+  const bool sent = co_await send(stream, s, answer, keep_alive, version, head);
+  if (sent && !keep_alive) co_await close_stream(stream, s);
+  co_return sent&& keep_alive;
+}
+
+// One connection's requests, one after another (HTTP/1.1 keep-alive).
+template <class Stream>
+asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection_handle& handle, std::string remote) {
+  auto& lowest = beast::get_lowest_layer(stream);
+  beast::flat_buffer buffer;
+  const auto opened = std::chrono::steady_clock::now();
+  for (bool first = true;; first = false) {
+    // Waiting for a request: idle (a stop closes the connection now) until its first byte.
+    handle.idle = true;
+    if (s.stopping) co_return;
+    error_code ec;
+    if (first) {
+      lowest.expires_at(opened + s.options.header_timeout);  // a connection that sends nothing is cut too
+    } else if (buffer.size() == 0) {
+      lowest.expires_after(s.options.idle_timeout);
+      const std::size_t n =
+          co_await stream.async_read_some(buffer.prepare(4096), asio::redirect_error(use_awaitable, ec));
+      if (ec) {
+        if (ec == beast::error::timeout) s.counters.timed_out();
+        co_return;
+      }
+      buffer.commit(n);
+      lowest.expires_after(s.options.header_timeout);
+    } else {
+      lowest.expires_after(s.options.header_timeout);
+    }
+    handle.idle = false;
+    const auto start = std::chrono::steady_clock::now();
+    // The headers, within header_timeout (a slow sender is cut off).
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(s.options.max_header_bytes);
+    parser.body_limit(s.options.max_body_bytes);  // a chunked body is refused as it passes the limit
+    co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (ec == beast::error::timeout) {
+        s.counters.timed_out();
+        co_return;
+      }
+      if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) co_return;
+      // (A Content-Length over body_limit is reported here, with the headers.)
+      api_response answer =
+          ec == http::error::header_limit
+              ? early_error(431, "headers_too_large",
+                            "the request's headers exceed " + std::to_string(s.options.max_header_bytes) + " bytes")
+          : ec == http::error::body_limit
+              ? early_error(413, "too_large",
+                            "a save is at most " + std::to_string(s.options.max_body_bytes) + " bytes")
+              : early_error(400, "bad_request", "not an HTTP/1.1 request: " + ec.message());
+      co_await answer_request(s, stream, std::move(answer), "other", remote, start, 0, false, 11, false);
+      co_return;
+    }
+    auto& req = parser.get();
+    const std::string_view method = method_label(req.method());
+    const bool head = req.method() == http::verb::head;
+    const unsigned version = req.version();
+    auto refuse = [&](api_response answer) {
+      return answer_request(s, stream, std::move(answer), method, remote, start, 0, false, version, head);
+    };
+    if (auto problem = framing_problem(req)) {
+      co_await refuse(std::move(*problem));
+      co_return;
+    }
+    // The headers the contract reads come once each.
+    for (std::string_view name : {"Authorization", "If-Match", "If-None-Match", "Savekit-Meta", "Savekit-Write-Id",
+                                  "Content-Length", "Transfer-Encoding", "Expect", "Host"}) {
+      if (req.count(beast::string_view{name.data(), name.size()}) > 1) {
+        co_await refuse(early_error(400, "bad_header", std::string{name} + " is given more than once"));
+        co_return;
+      }
+    }
+    // What the API reads is taken from the header section now: a chunked body's trailer
+    // can neither add to it nor change it.
+    api_request request;
+    request.method = method;
+    request.target = origin_form(std::string_view{req.target().data(), req.target().size()});
+    request.authorization = header_of(req, "Authorization");
+    request.if_match = header_of(req, "If-Match");
+    request.if_none_match = header_of(req, "If-None-Match");
+    request.meta = header_of(req, "Savekit-Meta");
+    request.write_id = header_of(req, "Savekit-Write-Id");
+    const auto header_fields = std::distance(req.begin(), req.end());
+    // Everything the headers decide — route, method, token, rate, precondition, metadata —
+    // before a byte of the body is read or a 100 Continue sent.
+    admission admitted = s.handler.admit(request);
+    const bool has_body = !parser.is_done();
+    if (admitted.answer) {
+      const bool keep = !has_body && req.keep_alive() && !s.stopping;  // an unread body ends the connection
+      if (!co_await answer_request(s, stream, std::move(*admitted.answer), method, remote, start, 0, keep, version,
+                                   head))
+        co_return;
+      continue;
+    }
+    body_budget::lease body_bytes;
+    if (has_body) {
+      const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
+      body_bytes = s.budget.take(expected);
+      if (!body_bytes) {
+        api_response busy =
+            early_error(503, "unavailable", "the server holds too many bodies in memory now: try again");
+        busy.headers.push_back({"Retry-After", "1"});
+        co_await refuse(std::move(busy));
+        co_return;
+      }
+      if (beast::iequals(req[http::field::expect], "100-continue")) {
+        http::response<http::empty_body> go_on{http::status::continue_, version};
+        lowest.expires_after(s.options.body_timeout);
+        co_await http::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
+        if (ec) co_return;
+      }
+      // The body: no byte for body_timeout, or slower than min_rate overall, is cut off.
+      const auto body_deadline = std::chrono::steady_clock::now() + transfer_time(s, expected);
+      while (!parser.is_done()) {
+        lowest.expires_at(std::min(body_deadline, std::chrono::steady_clock::now() + s.options.body_timeout));
+        co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+        if (ec) break;
+      }
+      if (ec == http::error::body_limit) {
+        co_await refuse(
+            early_error(413, "too_large", "a save is at most " + std::to_string(s.options.max_body_bytes) + " bytes"));
+        co_return;
+      }
+      if (ec == beast::error::timeout) {
+        // The stream has closed the connection at its deadline: the 408 is logged, not sent.
+        s.counters.timed_out();
+        log_request(s, early_error(408, "request_timeout", "the body came too slowly"), method, remote, start, 0, 0);
+        co_return;
+      }
+      if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) co_return;
+      if (ec) {
+        co_await refuse(early_error(400, "bad_request", "the body is not well framed: " + ec.message()));
+        co_return;
+      }
+      if (std::distance(req.begin(), req.end()) != header_fields) {
+        co_await refuse(early_error(400, "bad_header", "trailer fields are not accepted"));
+        co_return;
+      }
+    }
+    request.body = req.body();
+    // The API (and the database) on a worker thread; this connection's strand meanwhile
+    // serves nothing else of it.
+    api_response answer = co_await asio::co_spawn(
+        s.workers,
+        [&]() -> asio::awaitable<api_response> {
+          try {
+            co_return s.handler.respond(admitted, request);
+          } catch (const std::exception& e) {
+            api_response failed = early_error(500, "internal", "the server failed");
+            failed.error = std::string{"internal: "} + e.what();
+            co_return failed;
+          }
+        },
+        use_awaitable);
+    const std::uint64_t in = req.body().size();
+    body_bytes.release();
+    { std::string().swap(req.body()); }  // the request's bytes go before the answer is sent
+    const bool keep_alive = req.keep_alive() && !s.stopping;
+    if (!co_await answer_request(s, stream, std::move(answer), method, remote, start, in, keep_alive, version, head))
+      co_return;
+  }
+}
+
+asio::awaitable<void> session(server_state& s, tcp::socket socket, std::shared_ptr<connection_handle> handle) {
+  error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  std::string remote = ec ? "?" : peer.address().to_string();
+  socket.set_option(tcp::no_delay(true), ec);
+  try {
+    if (s.tls) {
+      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *s.tls);
+      handle->stream = &beast::get_lowest_layer(stream);
+      beast::get_lowest_layer(stream).expires_after(s.options.header_timeout);
+      co_await stream.async_handshake(asio::ssl::stream_base::server, asio::redirect_error(use_awaitable, ec));
+      if (!ec) co_await serve_requests(s, stream, *handle, remote);
+      handle->stream = nullptr;
+    } else {
+      beast::tcp_stream stream(std::move(socket));
+      handle->stream = &stream;
+      co_await serve_requests(s, stream, *handle, remote);
+      handle->stream = nullptr;
+    }
+  } catch (const std::exception& e) {
+    handle->stream = nullptr;
+    s.log.event("error", "connection", std::string{"a connection failed: "} + e.what());
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.open.erase(handle);
+  }
+  s.counters.connection_closed();
+  s.sessions.fetch_sub(1);
+}
+
+asio::awaitable<void> accept_connections(server_state& s, tcp::acceptor& acceptor) {
+  for (;;) {
+    auto strand = asio::make_strand(s.io);
+    error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(strand, asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      if (s.stopping || ec == asio::error::operation_aborted) co_return;
+      // Out of file descriptors and the like: wait a moment rather than spin.
+      asio::steady_timer pause(s.io, std::chrono::milliseconds(50));
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+      continue;
+    }
+    if (s.sessions.load() >= s.options.max_connections) {
+      // Said, not just closed: the client learns to come back (the answer fits a socket's
+      // send buffer, so this write does not wait).
+      s.counters.connection_refused();
+      static constexpr std::string_view busy =
+          "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+          "Content-Length: 85\r\nConnection: close\r\n\r\n"
+          "{\"error\":{\"code\":\"unavailable\",\"message\":\"too many connections are open: try again\"}}";
+      static_assert(busy.size() - busy.find("\r\n\r\n") - 4 == 85, "Content-Length of the busy answer");
+      socket.non_blocking(true, ec);
+      asio::write(socket, asio::buffer(busy.data(), busy.size()), ec);
+      socket.shutdown(tcp::socket::shutdown_both, ec);
+      socket.close(ec);
+      continue;
+    }
+    s.sessions.fetch_add(1);
+    s.counters.connection_opened();
+    auto handle = std::make_shared<connection_handle>(strand);
+    {
+      std::lock_guard lock(s.mutex);
+      s.open.insert(handle);
+    }
+    asio::co_spawn(strand, session(s, std::move(socket), handle), asio::detached);
+  }
+}
+
+// Stops accepting, closes the connections waiting for a request, and ends the run once the
+// rest have answered (or shutdown_timeout has passed).
+void begin_stop(server_state& s, tcp::acceptor& acceptor) {
+  if (s.stopping.exchange(true)) return;
+  s.log.event("info", "stopping", "finishing the requests in flight, then stopping");
+  error_code ec;
+  acceptor.close(ec);
+  std::vector<std::shared_ptr<connection_handle>> handles;
+  {
+    std::lock_guard lock(s.mutex);
+    handles.assign(s.open.begin(), s.open.end());
+  }
+  for (auto& h : handles)
+    asio::post(h->strand, [h] {
+      if (h->idle && h->stream) h->stream->cancel();
+    });
+  auto deadline = std::chrono::steady_clock::now() + s.options.shutdown_timeout;
+  auto timer = std::make_shared<asio::steady_timer>(s.io);
+  auto check = std::make_shared<std::function<void()>>();
+  *check = [&s, timer, check, deadline] {
+    if (s.sessions.load() == 0 || std::chrono::steady_clock::now() >= deadline) {
+      s.io.stop();
+      *check = nullptr;  // breaks the cycle
+      return;
+    }
+    timer->expires_after(std::chrono::milliseconds(20));
+    timer->async_wait([check](error_code) {
+      if (*check) (*check)();
+    });
+  };
+  (*check)();
+}
+
+bool write_port_file(const std::string& path, unsigned short port) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << port << '\n';
+    if (!out) return false;
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int serve(const http_options& options, api& handler, metrics& counters, logger& log) {
+  server_state s(options, handler, counters, log);
+  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
+    s.tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    s.tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+    error_code ec;
+    s.tls->use_certificate_chain_file(options.tls_cert, ec);
+    if (!ec) s.tls->use_private_key_file(options.tls_key, asio::ssl::context::pem, ec);
+    if (ec) {
+      log.event("error", "tls", "cannot load --tls-cert / --tls-key: " + ec.message());
+      return 1;
+    }
+  }
+  // HOST:PORT or [IPv6]:PORT, the port all digits.
+  const std::size_t colon = options.listen.rfind(':');
+  std::string host = colon == std::string::npos ? std::string{} : options.listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const std::string port_text = colon == std::string::npos ? std::string{} : options.listen.substr(colon + 1);
+  error_code ec;
+  const auto address = asio::ip::make_address(host, ec);
+  int port = -1;
+  if (!port_text.empty() && port_text.size() <= 5 && port_text.find_first_not_of("0123456789") == std::string::npos)
+    port = std::stoi(port_text);
+  if (ec || port < 0 || port > 65535) {
+    log.event("error", "listen",
+              "--listen is HOST:PORT (or [IPv6]:PORT) with an IP address and a port number, not " + options.listen);
+    return 1;
+  }
+  tcp::acceptor acceptor(s.io);
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    log.event("error", "listen", "cannot listen on " + options.listen + ": " + ec.message());
+    return 1;
+  }
+  const unsigned short bound = acceptor.local_endpoint().port();
+  if (!options.port_file.empty() && !write_port_file(options.port_file, bound)) {
+    log.event("error", "listen", "cannot write the port file " + options.port_file);
+    return 1;
+  }
+  log.event("info", "listening", std::string{"serving HTTP"} + (s.tls ? " over TLS" : ""),
+            address.to_string() + ":" + std::to_string(bound));
+
+  // The first signal stops gracefully; a second one stops at once.
+  asio::signal_set signals(s.io, SIGINT, SIGTERM);
+  std::function<void(error_code, int)> on_signal = [&](error_code e, int) {
+    if (e) return;
+    if (s.stopping) {
+      log.event("warn", "stopped", "a second signal: stopping now, without waiting for the requests in flight");
+      std::_Exit(1);
+    }
+    begin_stop(s, acceptor);
+    signals.async_wait(on_signal);
+  };
+  signals.async_wait(on_signal);
+  // /healthz answers from what the database last said, asked every second on this thread
+  // of its own, so that a database that hangs makes it 503, not silent.
+  std::mutex monitor_mutex;
+  std::condition_variable monitor_wake;
+  std::thread monitor([&] {
+    std::unique_lock lock(monitor_mutex);
+    while (!s.stopping) {
+      lock.unlock();
+      handler.check_health();
+      lock.lock();
+      monitor_wake.wait_for(lock, std::chrono::seconds(1), [&] { return s.stopping.load(); });
+    }
+  });
+  asio::co_spawn(s.io, accept_connections(s, acceptor), asio::detached);
+  std::vector<std::thread> threads;
+  for (std::uint32_t i = 1; i < std::max<std::uint32_t>(1, options.io_threads); ++i)
+    threads.emplace_back([&] { s.io.run(); });
+  s.io.run();
+  for (auto& t : threads) t.join();
+  {
+    std::lock_guard lock(monitor_mutex);
+    monitor_wake.notify_all();
+  }
+  // Requests not yet started are dropped (their connections are gone); those running end
+  // within the database's own deadlines.
+  s.workers.stop();
+  s.workers.join();
+  monitor.join();
+  log.event("info", "stopped",
+            s.sessions.load() == 0 ? "every request answered"
+                                   : std::to_string(s.sessions.load()) + " connections cut at --shutdown-timeout");
+  return 0;
+}
+
+}  // namespace savekit::server

@@ -1,0 +1,167 @@
+// savekit-server — cloud saves for many players over HTTP (docs/server.md).
+//
+//   savekit-server secret -o server.secret                     a new random signing secret
+//   savekit-server token --player ID --ttl 30d --secret-file F  prints a bearer token
+//   savekit-server serve --listen 127.0.0.1:8080 --db sqlite:saves.db --secret-file F
+//
+// Exit codes: 0 success (serve: stopped by SIGTERM or SIGINT after answering what was in
+// flight), 1 failure (the reason on standard error), 2 usage.
+#include <CLI/CLI.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "api.hpp"
+#include "auth.hpp"
+#include "http_server.hpp"
+#include "log.hpp"
+#include "slot_store.hpp"
+
+namespace {
+
+using namespace savekit::server;
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "savekit-server: %s\n", message.c_str());
+  return 1;
+}
+
+std::chrono::milliseconds seconds_option(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+int cmd_secret(const std::string& output) {
+  auto secret = token_secret::generate();
+  if (!secret) return fail(secret.error().to_string());
+  const std::string line = secret->base64() + "\n";
+  if (output.empty() || output == "-") {
+    std::fputs(line.c_str(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
+  }
+  // Readable by its owner only, from the start, and never through a link or into a file
+  // that others could already read: a new file beside the target, synced, renamed over it.
+  const std::string temporary = output + ".new";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return fail("cannot create " + temporary + ": " + std::strerror(errno));
+  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  ::close(fd);
+  if (!written || std::rename(temporary.c_str(), output.c_str()) != 0) {
+    ::unlink(temporary.c_str());
+    return fail("cannot write " + output + ": " + std::strerror(errno));
+  }
+  return 0;
+}
+
+int cmd_token(const std::string& secret_file, const std::string& player, const std::string& ttl) {
+  auto secret = token_secret::from_file(secret_file);
+  if (!secret) return fail(secret.error().message());
+  auto lifetime = parse_duration(ttl);
+  if (!lifetime) return fail("--ttl: " + lifetime.error().message());
+  auto token = issue_token(*secret, player, std::chrono::system_clock::now() + *lifetime);
+  if (!token) return fail("--player: " + token.error().message());
+  std::printf("%s\n", token->c_str());
+  return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"savekit-server: cloud saves for many players over HTTP (docs/server.md)"};
+  app.set_help_flag("--help", "Print this help message and exit");
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 success, 1 failure, 2 usage.");
+
+  std::string output;
+  auto* secret_cmd = app.add_subcommand("secret", "Write a new random secret that signs tokens (32 bytes, Base64)");
+  secret_cmd->add_option("-o,--output", output, "the secret file (made readable by its owner only; default: stdout)");
+
+  std::string secret_file, player, ttl = "30d";
+  auto* token_cmd = app.add_subcommand("token", "Print a bearer token for one player");
+  token_cmd->add_option("--player", player, "the player id the token names (1 to 128 bytes of UTF-8)")->required();
+  token_cmd->add_option("--ttl", ttl, "how long it is valid: 30d, 12h, 15m, 90s (default 30d)");
+  token_cmd->add_option("--secret-file", secret_file, "the server's secret (savekit-server secret)")->required();
+
+  http_options http;
+  api_limits limits;
+  store_options pool;
+  std::string db = "sqlite:saves.db";
+  double header_timeout = 10, body_timeout = 60, idle_timeout = 30, shutdown_timeout = 20;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve the HTTP API until SIGTERM or SIGINT");
+  serve_cmd->add_option("--listen", http.listen,
+                        "HOST:PORT to listen on; port 0 picks a free one (default 127.0.0.1:8080)");
+  serve_cmd->add_option("--db", db,
+                        "sqlite:PATH (the default, sqlite:saves.db: WAL, synchronous=FULL) or postgresql://… (a "
+                        "libpq URI; any number of servers may share it)");
+  serve_cmd->add_option("--secret-file", secret_file, "the secret that signs tokens (savekit-server secret)")
+      ->required();
+  serve_cmd->add_option("--port-file", http.port_file, "write the bound port here once listening");
+  serve_cmd->add_option("--tls-cert", http.tls_cert, "PEM certificate chain: serve HTTPS (with --tls-key)");
+  serve_cmd->add_option("--tls-key", http.tls_key, "PEM private key of --tls-cert");
+  serve_cmd->add_option("--max-save-bytes", limits.max_save_bytes, "largest save accepted, in bytes (default 16 MiB)");
+  serve_cmd->add_option("--max-slots", limits.max_slots, "live slots per player (default 100)");
+  serve_cmd->add_option("--max-meta-bytes", limits.max_meta_bytes, "largest Savekit-Meta, decoded (default 16 KiB)");
+  serve_cmd->add_option("--keep-versions", limits.keep_versions, "versions kept per slot for restore (default 5)")
+      ->check(CLI::Range(1u, 1000u));
+  serve_cmd->add_option("--rate", limits.rate_per_second,
+                        "requests per second per player and server process, 0 for no limit (default 20)");
+  serve_cmd->add_option("--burst", limits.burst, "requests a player may send at once above --rate (default 40)")
+      ->check(CLI::Range(1.0, 1e9));
+  serve_cmd->add_option("--max-header-bytes", http.max_header_bytes, "all of a request's headers (default 32 KiB)");
+  serve_cmd->add_option("--header-timeout", header_timeout, "seconds to send a request's headers (default 10)");
+  serve_cmd->add_option("--body-timeout", body_timeout, "seconds to send a body or receive an answer (default 60)");
+  serve_cmd->add_option("--idle-timeout", idle_timeout, "seconds a kept-alive connection may wait (default 30)");
+  serve_cmd->add_option("--shutdown-timeout", shutdown_timeout,
+                        "seconds a stop waits for requests in flight (default 20)");
+  serve_cmd->add_option("--max-connections", http.max_connections, "open connections at once (default 1024)");
+  serve_cmd->add_option("--io-threads", http.io_threads, "threads for connections (default 2)");
+  serve_cmd->add_option("--workers", http.worker_threads, "threads for requests and the database (default 8)");
+  serve_cmd->add_option("--db-pool", pool.pool_size, "PostgreSQL connections (default 8)");
+  double db_timeout = 10;
+  serve_cmd->add_option("--db-timeout", db_timeout,
+                        "seconds to wait for PostgreSQL's answer before a request is 503 (default 10)");
+  serve_cmd->add_option("--max-inflight-bytes", http.max_inflight_bytes,
+                        "bytes of bodies held at once over all connections; past it 503 (default 256 MiB)");
+  serve_cmd->add_option("--min-rate", http.min_rate,
+                        "bytes per second a body or an answer must move at, after --body-timeout (default 16384)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*secret_cmd) return cmd_secret(output);
+  if (*token_cmd) return cmd_token(secret_file, player, ttl);
+
+  // The database, its journal and the port file are the server's alone: no other user of
+  // the machine reads the players' saves.
+  ::umask(077);
+  pool.query_timeout_ms = static_cast<std::uint32_t>(std::max(1.0, db_timeout) * 1000);
+  logger log;
+  auto secret = token_secret::from_file(secret_file);
+  if (!secret) {
+    log.event("error", "secret", secret.error().message());
+    return 1;
+  }
+  struct stat st {};
+  if (::stat(secret_file.c_str(), &st) == 0 && (st.st_mode & 0077))
+    log.event("warn", "secret", "the secret file " + secret_file + " is readable by others than its owner");
+  auto store = open_slot_store(db, pool);
+  if (!store) {
+    log.event("error", "database", store.failure().message);
+    return 1;
+  }
+  log.event("info", "database", std::string{"opened "} + std::string{(*store)->driver()} + " database");
+  http.max_body_bytes = limits.max_save_bytes;
+  http.header_timeout = seconds_option(header_timeout);
+  http.body_timeout = seconds_option(body_timeout);
+  http.idle_timeout = seconds_option(idle_timeout);
+  http.shutdown_timeout = seconds_option(shutdown_timeout);
+  metrics counters;
+  api handler(**store, std::move(*secret), limits, counters);
+  return serve(http, handler, counters, log);
+}

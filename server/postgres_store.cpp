@@ -1,0 +1,576 @@
+// The PostgreSQL driver (libpq): a pool of connections, each with the statements prepared;
+// a write is one transaction whose compare-and-set is a single UPDATE or INSERT … ON
+// CONFLICT on the slot's row, so two writers of one version can never both succeed. The
+// server keeps nothing else: any number of server processes may share the database.
+#include <libpq-fe.h>
+
+#include <poll.h>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "slot_store.hpp"
+#include "store_schema.hpp"
+
+namespace savekit::server {
+namespace {
+
+// SQLite's ?N spelled as PostgreSQL's $N.
+std::string dollar_parameters(const char* text) {
+  std::string out = text;
+  for (char& c : out)
+    if (c == '?') c = '$';
+  return out;
+}
+
+// A statement's parameter: text (sent NUL-terminated, typed by the statement) or bytes.
+struct param {
+  std::string text;
+  std::string_view bytes;
+  bool binary = false;
+  param(std::string_view v) : text(v) {}
+  param(std::int64_t v) : text(std::to_string(v)) {}
+  static param blob(std::string_view v) {
+    param p(std::string_view{});
+    p.bytes = v;
+    p.binary = true;
+    return p;
+  }
+};
+
+std::int64_t big_endian_integer(const char* p, int length) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < length; ++i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  if (length < 8 && length > 0 && (static_cast<unsigned char>(p[0]) & 0x80))  // sign-extend SMALLINT and INT
+    v |= ~std::uint64_t{0} << (8 * length);
+  return static_cast<std::int64_t>(v);
+}
+
+// A result, freed when it goes; columns read from binary results.
+class pg_result {
+ public:
+  explicit pg_result(PGresult* r = nullptr) : r_(r) {}
+  pg_result(pg_result&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
+  pg_result& operator=(pg_result&& o) noexcept {
+    std::swap(r_, o.r_);
+    return *this;
+  }
+  ~pg_result() { PQclear(r_); }
+  PGresult* get() const { return r_; }
+  int rows() const { return PQntuples(r_); }
+  std::int64_t integer(int row, int column) const {
+    return big_endian_integer(PQgetvalue(r_, row, column), PQgetlength(r_, row, column));
+  }
+  std::string bytes(int row, int column) const {
+    return std::string(PQgetvalue(r_, row, column), static_cast<std::size_t>(PQgetlength(r_, row, column)));
+  }
+  std::string sqlstate() const {
+    const char* s = r_ ? PQresultErrorField(r_, PG_DIAG_SQLSTATE) : nullptr;
+    return s ? s : "";
+  }
+
+ private:
+  PGresult* r_;
+};
+
+slot_entry entry_from(const pg_result& r, int row, std::string name, int first = 0) {
+  slot_entry e;
+  e.name = std::move(name);
+  e.version = r.integer(row, first);
+  e.deleted = r.integer(row, first + 1) != 0;
+  e.bytes = r.integer(row, first + 2);
+  e.meta = r.bytes(row, first + 3);
+  e.saved_at_us = r.integer(row, first + 4);
+  e.write_id = r.bytes(row, first + 5);
+  return e;
+}
+
+// Statements are prepared on every connection under their numbers (sql::statement_id).
+using sql::statement_count;
+using sql::statement_id;
+using sql::statement_text;
+
+// What went wrong in a statement: whether the transaction may simply be tried again
+// (serialization failure, deadlock), and whether the database is unreachable.
+struct pg_problem {
+  bool retry = false;
+  bool unavailable = false;
+  std::string message;
+};
+
+class connection {
+ public:
+  connection(std::string conninfo, std::chrono::milliseconds timeout)
+      : conninfo_(std::move(conninfo)), timeout_(timeout) {}
+  ~connection() { PQfinish(conn_); }
+
+  // Connected, with the statements prepared (once the schema is there: prepare = false
+  // before the migration); false (and why) if the database does not answer.
+  bool ready(std::string& problem, bool& reconnected, bool prepare = true) {
+    reconnected = false;
+    if (conn_ && PQstatus(conn_) == CONNECTION_OK) return !prepare || prepared_ || prepare_all(problem);
+    drop();
+    conn_ = PQconnectdb(conninfo_.c_str());  // bounded by connect_timeout (open_postgres_store)
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      problem = std::string{"PostgreSQL does not answer: "} + PQerrorMessage(conn_);
+      drop();
+      return false;
+    }
+    reconnected = true;
+    // The database's own limit, a second before this side's: a stuck lock or a slow disk
+    // ends in an error the database reports, and the connection stays usable.
+    const auto server_limit = std::max<std::int64_t>(1000, timeout_.count() - 1000);
+    pg_problem ignored;
+    simple(("SET statement_timeout = " + std::to_string(server_limit)).c_str(), ignored);
+    return conn_ && (!prepare || prepare_all(problem));
+  }
+
+  bool prepare_all(std::string& problem) {
+    for (int i = 0; i < statement_count; ++i) {
+      pg_problem p;
+      if (!conn_ ||
+          !PQsendPrepare(conn_, std::to_string(i).c_str(), dollar_parameters(statement_text[i]).c_str(), 0, nullptr) ||
+          !await(p)) {
+        problem = "PostgreSQL could not prepare a statement: " + p.message;
+        drop();
+        return false;
+      }
+    }
+    prepared_ = true;
+    return true;
+  }
+
+  // A prepared statement, binary results; nullopt and problem on failure.
+  std::optional<pg_result> run(statement_id id, const std::vector<param>& params, pg_problem& problem) {
+    std::vector<const char*> values;
+    std::vector<int> lengths, formats;
+    for (const param& p : params) {
+      values.push_back(p.binary ? (p.bytes.empty() ? "" : p.bytes.data()) : p.text.c_str());
+      lengths.push_back(p.binary ? static_cast<int>(p.bytes.size()) : 0);
+      formats.push_back(p.binary ? 1 : 0);
+    }
+    if (!conn_ || !PQsendQueryPrepared(conn_, std::to_string(id).c_str(), static_cast<int>(params.size()),
+                                       values.data(), lengths.data(), formats.data(), 1))
+      return broken(problem);
+    return await(problem);
+  }
+
+  // A transaction left open by a failed request is rolled back before the connection is
+  // used again.
+  void end_open_transaction() {
+    if (conn_ && PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+      pg_problem ignored;
+      simple("ROLLBACK", ignored);
+    }
+  }
+
+  bool simple(const char* text, pg_problem& problem) { return text_query(text, problem).has_value(); }
+
+  // Statements with text results (the schema migration).
+  std::optional<pg_result> text_query(const char* text, pg_problem& problem) {
+    if (!conn_ || !PQsendQuery(conn_, text)) return broken(problem);
+    return await(problem);
+  }
+
+ private:
+  // The result of what was just sent, within the deadline. libpq's blocking calls would
+  // wait for a database that is stopped or cut off for as long as it is (TCP keeps such a
+  // connection open): past the deadline the connection is dropped — the database rolls
+  // its transaction back when it notices — and the database counts as unavailable.
+  std::optional<pg_result> await(pg_problem& problem) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout_;
+    auto wait_for = [&](short events) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{PQsocket(conn_), events, 0};
+      return ::poll(&p, 1, static_cast<int>(left)) > 0;
+    };
+    for (int flushed; (flushed = PQflush(conn_)) != 0;) {
+      if (flushed < 0) return broken(problem);
+      if (!wait_for(POLLIN | POLLOUT)) return timed_out(problem);
+      if (!PQconsumeInput(conn_)) return broken(problem);
+    }
+    pg_result last;
+    for (;;) {
+      while (PQisBusy(conn_)) {
+        if (!wait_for(POLLIN)) return timed_out(problem);
+        if (!PQconsumeInput(conn_)) return broken(problem);
+      }
+      PGresult* r = PQgetResult(conn_);
+      if (!r) break;
+      // Of several statements the first failure stands (the rest did not run).
+      if (!last.get() || PQresultStatus(last.get()) == PGRES_COMMAND_OK ||
+          PQresultStatus(last.get()) == PGRES_TUPLES_OK)
+        last = pg_result(r);
+      else
+        PQclear(r);
+    }
+    return checked(std::move(last), problem);
+  }
+
+  std::optional<pg_result> timed_out(pg_problem& problem) {
+    drop();
+    problem.unavailable = true;
+    problem.retry = false;
+    problem.message = "PostgreSQL did not answer within " + std::to_string(timeout_.count()) + " ms";
+    return std::nullopt;
+  }
+  std::optional<pg_result> broken(pg_problem& problem) {
+    problem.unavailable = true;
+    problem.retry = false;
+    problem.message = std::string{"PostgreSQL: "} + (conn_ ? PQerrorMessage(conn_) : "no connection");
+    drop();
+    return std::nullopt;
+  }
+  void drop() {
+    PQfinish(conn_);
+    conn_ = nullptr;
+    prepared_ = false;
+  }
+
+  std::optional<pg_result> checked(pg_result r, pg_problem& problem) {
+    const ExecStatusType status = PQresultStatus(r.get());
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
+    const std::string state = r.sqlstate();
+    problem.message = std::string{"PostgreSQL: "} + PQerrorMessage(conn_);
+    problem.retry = state == "40001" || state == "40P01";
+    // Connection exceptions, an administrator's shutdown, a server starting or stopping,
+    // too many connections, or a connection that broke under the statement.
+    problem.unavailable = PQstatus(conn_) != CONNECTION_OK || state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0 ||
+                          state == "53300" || state.empty();
+    if (PQstatus(conn_) != CONNECTION_OK) drop();
+    return std::nullopt;
+  }
+
+  std::string conninfo_;
+  std::chrono::milliseconds timeout_;
+  PGconn* conn_ = nullptr;
+  bool prepared_ = false;
+};
+
+class postgres_store final : public slot_store {
+ public:
+  postgres_store(std::string conninfo, const store_options& options) : options_(options) {
+    for (std::uint32_t i = 0; i < std::max<std::uint32_t>(1, options.pool_size); ++i) {
+      connections_.push_back(
+          std::make_unique<connection>(conninfo, std::chrono::milliseconds(options.query_timeout_ms)));
+      idle_.push_back(connections_.back().get());
+    }
+  }
+
+  // Connects one connection and brings the schema to this server's version, waiting for a
+  // database that is still starting up to 30 s.
+  bool open(std::string& problem, bool& unavailable) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      lease c = acquire();
+      bool reconnected = false;
+      if (c.get() && c.get()->ready(problem, reconnected, false))
+        return migrate(*c.get(), problem, unavailable) && c.get()->prepare_all(problem);
+      if (std::chrono::steady_clock::now() > deadline) {
+        unavailable = true;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+
+  store_result<std::vector<slot_entry>> list(std::string_view player) override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::vector<slot_entry>> {
+      auto r = c.run(sql::list_id, {param(player)}, p);
+      if (!r) return std::nullopt;
+      std::vector<slot_entry> out;
+      for (int row = 0; row < r->rows(); ++row) out.push_back(entry_from(*r, row, r->bytes(row, 0), 1));
+      return out;
+    });
+  }
+
+  store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) override {
+    return with_connection([&](connection& c, pg_problem& p) { return info_on(c, player, name, p); });
+  }
+
+  store_result<std::optional<slot_bytes>> read(std::string_view player, std::string_view name,
+                                               std::optional<std::int64_t> version) override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::optional<slot_bytes>> {
+      auto r = version ? c.run(sql::read_version_id, {param(player), param(name), param(*version)}, p)
+                       : c.run(sql::read_current_id, {param(player), param(name)}, p);
+      if (!r) return std::nullopt;
+      if (r->rows() == 0) return std::optional<slot_bytes>{};
+      return std::optional<slot_bytes>{slot_bytes{entry_from(*r, 0, std::string{name}), r->bytes(0, 6)}};
+    });
+  }
+
+  store_result<write_outcome> put(const put_request& q) override {
+    return with_transaction([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
+      const std::int64_t size = static_cast<std::int64_t>(q.body.size());
+      // A write id sent again: the first answer (looked up again below if the
+      // compare-and-set fails, for an attempt that committed in the meantime).
+      if (!q.write_id.empty()) {
+        auto earlier = find_write(c, q, p);
+        if (!earlier) return std::nullopt;
+        if (*earlier) {
+          if (!c.simple("ROLLBACK", p)) return std::nullopt;
+          return std::move(**earlier);
+        }
+      }
+      std::optional<pg_result> changed;
+      if (q.expected_version) {
+        changed = c.run(sql::replace_id,
+                        {param(q.player), param(q.name), param(size), param(q.meta), param(q.saved_at_us),
+                         param(q.write_id), param(*q.expected_version)},
+                        p);
+      } else {
+        changed = c.run(
+            sql::create_id,
+            {param(q.player), param(q.name), param(size), param(q.meta), param(q.saved_at_us), param(q.write_id)}, p);
+      }
+      if (!changed) return std::nullopt;
+      if (changed->rows() == 0) {
+        if (!c.simple("ROLLBACK", p)) return std::nullopt;
+        if (!q.write_id.empty()) {
+          auto earlier = find_write(c, q, p);
+          if (!earlier) return std::nullopt;
+          if (*earlier) return std::move(**earlier);
+        }
+        return moved_or_repeated(c, q.player, q.name, q.write_id, false, p);
+      }
+      const std::int64_t version = changed->integer(0, 0);
+      if (!q.expected_version) {
+        if (!c.run(sql::add_player_id, {param(q.player)}, p)) return std::nullopt;
+        auto counted = c.run(sql::count_slot_id, {param(q.player), param(std::int64_t{q.max_slots})}, p);
+        if (!counted) return std::nullopt;
+        if (counted->rows() == 0) {
+          if (!c.simple("ROLLBACK", p)) return std::nullopt;
+          return write_outcome{write_outcome::too_many_slots, std::nullopt};
+        }
+      }
+      if (!c.run(sql::add_version_id,
+                 {param(q.player), param(q.name), param(version), param::blob(q.body), param(size), param(q.meta),
+                  param(q.saved_at_us), param(q.write_id), param(q.digest),
+                  param(std::int64_t{q.expected_version ? 0 : 1})},
+                 p) ||
+          !c.run(sql::prune_id, {param(q.player), param(q.name), param(std::int64_t{q.keep_versions})}, p) ||
+          !c.simple("COMMIT", p))
+        return std::nullopt;
+      slot_entry e{std::string{q.name},     version, size, q.saved_at_us, std::string{q.meta},
+                   std::string{q.write_id}, false};
+      return write_outcome{q.expected_version ? write_outcome::replaced : write_outcome::created, std::move(e)};
+    });
+  }
+
+  store_result<write_outcome> remove(std::string_view player, std::string_view name, std::int64_t expected,
+                                     std::string_view write_id, std::int64_t now_us) override {
+    return with_transaction([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
+      auto changed =
+          c.run(sql::remove_id, {param(player), param(name), param(expected), param(now_us), param(write_id)}, p);
+      if (!changed) return std::nullopt;
+      if (changed->rows() == 0) {
+        if (!c.simple("ROLLBACK", p)) return std::nullopt;
+        return moved_or_repeated(c, player, name, write_id, true, p);
+      }
+      const std::int64_t version = changed->integer(0, 0);
+      if (!c.run(sql::uncount_slot_id, {param(player)}, p) || !c.simple("COMMIT", p)) return std::nullopt;
+      return write_outcome{write_outcome::deleted,
+                           slot_entry{std::string{name}, version, 0, now_us, "{}", std::string{write_id}, true}};
+    });
+  }
+
+  store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::vector<slot_entry>> {
+      auto r = c.run(sql::versions_id, {param(player), param(name)}, p);
+      if (!r) return std::nullopt;
+      std::vector<slot_entry> out;
+      for (int row = 0; row < r->rows(); ++row) out.push_back(entry_from(*r, row, std::string{name}));
+      return out;
+    });
+  }
+
+  store_result<bool> ping() override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<bool> {
+      if (!c.simple("SELECT 1", p)) return std::nullopt;
+      return true;
+    });
+  }
+
+  pool_stats stats() const override {
+    std::lock_guard lock(mutex_);
+    return {static_cast<std::uint32_t>(connections_.size()),
+            static_cast<std::uint32_t>(connections_.size() - idle_.size()), waits_, reconnects_};
+  }
+  std::string_view driver() const override { return "postgresql"; }
+
+ private:
+  // A connection taken from the pool, given back when it goes.
+  class lease {
+   public:
+    lease(postgres_store* owner, connection* c) : owner_(owner), c_(c) {}
+    lease(lease&& o) noexcept : owner_(o.owner_), c_(std::exchange(o.c_, nullptr)) {}
+    lease& operator=(lease&&) = delete;
+    ~lease() {
+      if (c_) owner_->give_back(c_);
+    }
+    connection* get() const { return c_; }
+
+   private:
+    postgres_store* owner_;
+    connection* c_;
+  };
+
+  lease acquire() {
+    std::unique_lock lock(mutex_);
+    if (idle_.empty()) {
+      ++waits_;
+      if (!available_.wait_for(lock, std::chrono::milliseconds(options_.acquire_timeout_ms),
+                               [&] { return !idle_.empty(); }))
+        return lease(this, nullptr);
+    }
+    connection* c = idle_.back();
+    idle_.pop_back();
+    return lease(this, c);
+  }
+  void give_back(connection* c) {
+    {
+      std::lock_guard lock(mutex_);
+      idle_.push_back(c);
+    }
+    available_.notify_one();
+  }
+
+  // Runs work on a ready connection; a failure becomes unavailable (503) or internal (500).
+  template <class Work>
+  auto with_connection(Work work)
+      -> store_result<typename std::invoke_result_t<Work, connection&, pg_problem&>::value_type> {
+    lease c = acquire();
+    if (!c.get()) return store_failure{store_failure::unavailable, "every database connection stayed busy"};
+    std::string problem;
+    bool reconnected = false;
+    if (!c.get()->ready(problem, reconnected)) return store_failure{store_failure::unavailable, problem};
+    if (reconnected) count_reconnect();
+    pg_problem p;
+    auto out = work(*c.get(), p);
+    c.get()->end_open_transaction();
+    if (!out) return store_failure{p.unavailable ? store_failure::unavailable : store_failure::internal, p.message};
+    return std::move(*out);
+  }
+
+  // The same inside BEGIN … COMMIT (work commits), tried again after a serialization
+  // failure or a deadlock, at most 5 times.
+  template <class Work>
+  store_result<write_outcome> with_transaction(Work work) {
+    for (int attempt = 0;; ++attempt) {
+      bool retry = false;
+      auto out = with_connection([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
+        if (!c.simple("BEGIN", p)) return std::nullopt;
+        auto done = work(c, p);
+        if (!done) retry = p.retry;
+        return done;
+      });
+      if (out || !retry || attempt == 4) return out;
+    }
+  }
+
+  std::optional<std::optional<slot_entry>> info_on(connection& c, std::string_view player, std::string_view name,
+                                                   pg_problem& p) {
+    auto r = c.run(sql::info_id, {param(player), param(name)}, p);
+    if (!r) return std::nullopt;
+    if (r->rows() == 0) return std::optional<slot_entry>{};
+    return std::optional<slot_entry>{entry_from(*r, 0, std::string{name})};
+  }
+
+  // The answer a write id already had, if a kept version carries it: the same write (same
+  // digest) is repeated; another write under the same id is refused.
+  std::optional<std::optional<write_outcome>> find_write(connection& c, const put_request& q, pg_problem& p) {
+    auto r = c.run(sql::find_write_id, {param(q.player), param(q.name), param(q.write_id)}, p);
+    if (!r) return std::nullopt;
+    if (r->rows() == 0) return std::optional<write_outcome>{};
+    const bool same = r->bytes(0, 6) == q.digest;
+    return std::optional<write_outcome>{write_outcome{same ? write_outcome::repeated : write_outcome::write_id_reused,
+                                                      entry_from(*r, 0, std::string{q.name}), r->integer(0, 7) != 0}};
+  }
+
+  // A write whose compare-and-set found no row (its transaction ended): the slot as it is;
+  // for a deletion whose slot's newest version is that deletion, under the same write id,
+  // the first answer.
+  std::optional<write_outcome> moved_or_repeated(connection& c, std::string_view player, std::string_view name,
+                                                 std::string_view write_id, bool deletion, pg_problem& p) {
+    auto now = info_on(c, player, name, p);
+    if (!now) return std::nullopt;
+    if (deletion && *now && !write_id.empty() && (**now).write_id == write_id && (**now).deleted)
+      return write_outcome{write_outcome::repeated, std::move(*now)};
+    return write_outcome{write_outcome::version_moved, std::move(*now)};
+  }
+
+  bool migrate(connection& c, std::string& problem, bool& unavailable) {
+    pg_problem p;
+    // Servers starting together race to create the table: one wins, the others see it.
+    for (int attempt = 0; attempt < 5 && !c.simple(sql::postgres::schema_table, p); ++attempt)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto fail = [&] {
+      problem = p.message;
+      unavailable = p.unavailable;
+      return false;
+    };
+    if (!c.simple("BEGIN", p) ||
+        !c.simple("INSERT INTO savekit_schema (id, version) VALUES (1, 0) ON CONFLICT (id) DO NOTHING", p))
+      return fail();
+    auto at_result = c.text_query("SELECT version FROM savekit_schema WHERE id = 1 FOR UPDATE", p);
+    if (!at_result) return fail();
+    const std::int64_t at = std::atoll(PQgetvalue(at_result->get(), 0, 0));
+    if (at > sql::schema_version) {
+      c.simple("ROLLBACK", p);
+      problem = "the database's schema is version " + std::to_string(at) + ", newer than this server's (" +
+                std::to_string(sql::schema_version) + "): run a newer savekit-server";
+      return false;
+    }
+    for (std::int64_t step = at; step < sql::schema_version; ++step)
+      if (!c.simple(sql::postgres::migrations[step], p)) return fail();
+    const std::string set =
+        "UPDATE savekit_schema SET version = " + std::to_string(sql::schema_version) + " WHERE id = 1";
+    if (!c.simple(set.c_str(), p) || !c.simple("COMMIT", p)) return fail();
+    return true;
+  }
+
+  void count_reconnect() {
+    std::lock_guard lock(mutex_);
+    ++reconnects_;
+  }
+
+  store_options options_;
+  std::vector<std::unique_ptr<connection>> connections_;
+  mutable std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<connection*> idle_;
+  std::uint64_t waits_ = 0;
+  std::uint64_t reconnects_ = 0;
+};
+
+// The URI with libpq's connection deadline and TCP keepalives added where the user gave
+// none, so that an unreachable database is found out, not waited for.
+std::string with_client_limits(std::string uri) {
+  for (const char* setting : {"connect_timeout=5", "keepalives=1", "keepalives_idle=10", "keepalives_interval=5",
+                              "keepalives_count=3", "tcp_user_timeout=15000"}) {
+    const std::string key = std::string{setting}.substr(0, std::string{setting}.find('=') + 1);
+    const std::size_t query = uri.find('?');
+    if (query != std::string::npos &&
+        (uri.find("?" + key, query) != std::string::npos || uri.find("&" + key, query) != std::string::npos))
+      continue;
+    uri += query == std::string::npos ? '?' : '&';
+    uri += setting;
+  }
+  return uri;
+}
+
+}  // namespace
+
+std::unique_ptr<slot_store> open_postgres_store(const std::string& conninfo, const store_options& options,
+                                                std::string& problem, bool& unavailable) {
+  auto store = std::make_unique<postgres_store>(with_client_limits(conninfo), options);
+  if (!store->open(problem, unavailable)) return nullptr;
+  return store;
+}
+
+}  // namespace savekit::server

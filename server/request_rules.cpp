@@ -1,0 +1,232 @@
+#include "request_rules.hpp"
+
+#include <savekit/base64.hpp>
+#include <savekit/document.hpp>
+#include <savekit/slots.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+namespace savekit::server {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A decimal version: 1 to 15 digits (below 2^53, as JSON numbers stay exact), no sign,
+// no leading zero.
+std::optional<std::int64_t> parse_version(std::string_view text) {
+  if (text.empty() || text.size() > 15 || text[0] == '0') return std::nullopt;
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || v <= 0) return std::nullopt;
+  return v;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// One entity tag: "N" (strong) or W/"N" (weak) with N a version.
+struct entity_tag {
+  std::int64_t version = 0;
+  bool weak = false;
+};
+std::optional<entity_tag> parse_tag(std::string_view text) {
+  entity_tag tag;
+  if (text.substr(0, 2) == "W/") {
+    tag.weak = true;
+    text.remove_prefix(2);
+  }
+  if (text.size() < 3 || text.front() != '"' || text.back() != '"') return std::nullopt;
+  auto v = parse_version(text.substr(1, text.size() - 2));
+  if (!v) return std::nullopt;
+  tag.version = *v;
+  return tag;
+}
+
+error bad_header(std::string what) { return error{errc::invalid_value, 0, std::move(what)}; }
+
+}  // namespace
+
+std::string_view route::pattern() const {
+  switch (kind) {
+    case route_kind::health:
+      return "/healthz";
+    case route_kind::metrics:
+      return "/metrics";
+    case route_kind::list:
+      return "/v1/slots";
+    case route_kind::slot:
+      return "/v1/slots/{name}";
+    case route_kind::versions:
+      return "/v1/slots/{name}/versions";
+    case route_kind::version:
+      return "/v1/slots/{name}/versions/{version}";
+  }
+  return "?";
+}
+
+status check_slot_name(std::string_view name) {
+  if (name == "." || name == "..") return error{errc::invalid_name, 0, "a slot name is not \".\" or \"..\""};
+  return slots::check_name(name);
+}
+
+result<std::string> percent_decode(std::string_view segment) {
+  std::string out;
+  out.reserve(segment.size());
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    if (segment[i] != '%') {
+      out += segment[i];
+      continue;
+    }
+    const int high = i + 2 < segment.size() ? hex_value(segment[i + 1]) : -1;
+    const int low = i + 2 < segment.size() ? hex_value(segment[i + 2]) : -1;
+    if (high < 0 || low < 0)
+      return error{errc::invalid_name, i, "a '%' in the slot name is not followed by two hex digits"};
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view name) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                            c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += ch;
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+result<route> parse_target(std::string_view target) {
+  const std::size_t query = target.find('?');
+  std::string_view path = target.substr(0, query);
+  if (path.empty() || path.front() != '/') return error{errc::not_found, 0, "no such path"};
+  if (path == "/healthz") return route{route_kind::health, {}, 0};
+  if (path == "/metrics") return route{route_kind::metrics, {}, 0};
+  // Split on '/' before decoding, so that an encoded '/' stays inside its segment.
+  std::vector<std::string_view> segments;
+  for (std::string_view rest = path.substr(1);;) {
+    const std::size_t slash = rest.find('/');
+    segments.push_back(rest.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  if (segments.size() < 2 || segments[0] != "v1" || segments[1] != "slots")
+    return error{errc::not_found, 0, "no such path"};
+  if (segments.size() == 2) return route{route_kind::list, {}, 0};
+  auto name = percent_decode(segments[2]);
+  if (!name) return std::move(name).error();
+  if (status valid = check_slot_name(*name); !valid) return std::move(valid).error();
+  if (segments.size() == 3) return route{route_kind::slot, std::move(*name), 0};
+  if (segments[3] != "versions" || segments.size() > 5) return error{errc::not_found, 0, "no such path"};
+  if (segments.size() == 4) return route{route_kind::versions, std::move(*name), 0};
+  auto version = parse_version(segments[4]);
+  if (!version) return error{errc::invalid_value, 0, "a version is a positive decimal number"};
+  return route{route_kind::version, std::move(*name), *version};
+}
+
+result<precondition> parse_write_precondition(const std::optional<std::string>& if_match,
+                                              const std::optional<std::string>& if_none_match) {
+  if (if_match && if_none_match) return bad_header("give If-Match or If-None-Match, not both");
+  if (if_none_match) {
+    if (trim(*if_none_match) != "*") return bad_header("a write's If-None-Match is * (create only)");
+    return precondition{std::nullopt};
+  }
+  if (!if_match)
+    return error{errc::missing_key, 0,
+                 "a write needs a precondition: If-None-Match: * to create, If-Match: \"N\" to replace version N"};
+  const std::string_view value = trim(*if_match);
+  if (value == "*")
+    return error{errc::missing_key, 0, "If-Match: * does not say which version it replaces: give If-Match: \"N\""};
+  auto tag = parse_tag(value);
+  if (!tag || tag->weak) return bad_header("If-Match is one strong tag, \"N\", with N the version it replaces");
+  return precondition{tag->version};
+}
+
+bool if_none_match_names(std::string_view header, std::int64_t version) {
+  for (std::string_view rest = header;;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    if (item == "*") return true;
+    if (auto tag = parse_tag(item); tag && tag->version == version) return true;
+    if (comma == std::string_view::npos) return false;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+std::string etag_of(std::int64_t version) { return "\"" + std::to_string(version) + "\""; }
+
+result<std::string> decode_meta(const std::optional<std::string>& header, std::size_t max_bytes) {
+  if (!header) return std::string{"{}"};
+  const std::string_view text = trim(*header);
+  // Base64 holds 3 bytes in 4 characters: refuse a long header before decoding it.
+  if (text.size() > (max_bytes + 2) / 3 * 4)
+    return error{errc::value_too_large, 0, "Savekit-Meta holds more than " + std::to_string(max_bytes) + " bytes"};
+  std::vector<std::byte> decoded;
+  if (status ok = base64_decode(text, decoded, base64_alphabet::url); !ok)
+    return error{ok.error().code(), ok.error().offset(), "Savekit-Meta is not base64url: " + ok.error().message()};
+  if (decoded.size() > max_bytes)
+    return error{errc::value_too_large, 0, "Savekit-Meta holds more than " + std::to_string(max_bytes) + " bytes"};
+  std::string json(reinterpret_cast<const char*>(decoded.data()), decoded.size());
+  auto parsed = document::from_json(json, {.max_depth = 32, .max_memory = 64 * max_bytes + 4096});
+  if (!parsed)
+    return error{parsed.error().code(), parsed.error().offset(),
+                 "Savekit-Meta is not a JSON object: " + parsed.error().message()};
+  if (!parsed->is_object()) return error{errc::type_mismatch, 0, "Savekit-Meta is JSON, but not an object"};
+  // Kept as compact JSON, each key once (the last given wins, as savekit's readers take it):
+  // every client reads the same values.
+  return parsed->to_json();
+}
+
+std::string encode_meta(std::string_view json) { return base64_encode(json, base64_alphabet::url); }
+
+status check_write_id(std::string_view id) {
+  if (id.empty() || id.size() > 64) return error{errc::invalid_value, 0, "Savekit-Write-Id is 1 to 64 characters"};
+  for (std::size_t i = 0; i < id.size(); ++i) {
+    const auto c = static_cast<unsigned char>(id[i]);
+    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                         c == '.' || c == '_' || c == '~';
+    if (!allowed) return error{errc::invalid_value, i, "Savekit-Write-Id holds only A-Z a-z 0-9 . _ ~ -"};
+  }
+  return {};
+}
+
+std::string rfc3339_of(std::int64_t unix_micros) {
+  const std::time_t seconds = static_cast<std::time_t>(unix_micros / 1000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(unix_micros % 1000000 / 1000));
+  return text;
+}
+
+std::string http_date_of(std::int64_t unix_micros) {
+  const std::time_t seconds = static_cast<std::time_t>(unix_micros / 1000000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[40];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+  return text;
+}
+
+}  // namespace savekit::server

@@ -1,0 +1,119 @@
+// Where savekit-server keeps slots: an interface with two drivers, SQLite (one machine,
+// the default) and PostgreSQL (any number of server processes on one database). Both run
+// the same conformance suite (tests/server). Every write is a compare-and-set on the
+// slot's version inside one transaction; docs/server.md, "Storage", has the schema.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace savekit::server {
+
+// A slot as a list shows it (or one kept version of it).
+struct slot_entry {
+  std::string name;
+  std::int64_t version = 0;
+  std::int64_t bytes = 0;
+  std::int64_t saved_at_us = 0;  // Unix microseconds, the server's clock at the write
+  std::string meta = "{}";       // a JSON object's text
+  std::string write_id;          // Savekit-Write-Id of the write that made this version, if any
+  bool deleted = false;          // the newest version is a deletion
+};
+
+struct slot_bytes {
+  slot_entry entry;
+  std::string body;
+};
+
+// Why a store call did not answer: the database is unreachable or restarting (503 and
+// Retry-After: the client tries again), or something else went wrong (500).
+struct store_failure {
+  enum kind_t { unavailable, internal } kind = internal;
+  std::string message;
+};
+
+template <class T>
+class store_result {
+ public:
+  store_result(T value) : v_(std::move(value)) {}
+  store_result(store_failure failure) : v_(std::move(failure)) {}
+  explicit operator bool() const { return v_.index() == 0; }
+  T& operator*() { return std::get<0>(v_); }
+  T* operator->() { return &std::get<0>(v_); }
+  const store_failure& failure() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, store_failure> v_;
+};
+
+struct put_request {
+  std::string_view player, name, body, meta, write_id;
+  std::string_view digest;  // of the precondition, metadata and bytes: with a write id, what it names
+  std::optional<std::int64_t> expected_version;  // nullopt: create only (If-None-Match: *)
+  std::int64_t saved_at_us = 0;
+  std::uint32_t keep_versions = 5;  // the newest kept for restore
+  std::uint32_t max_slots = 100;    // live slots per player
+};
+
+struct write_outcome {
+  enum kind_t {
+    created,          // a new slot, or one recreated after a deletion (201)
+    replaced,         // (200)
+    deleted,          // (204)
+    repeated,         // a write id sent again for the same write: answered as the first time
+    write_id_reused,  // a write id sent again for another write (409)
+    version_moved,    // the precondition failed (412); slot: as it is now, if it exists
+    too_many_slots,   // (409)
+  } kind = created;
+  std::optional<slot_entry> slot;  // after the write, or as it is (repeated: the version it made)
+  bool created_slot = false;       // repeated: the first answer was a creation (201)
+};
+
+struct pool_stats {
+  std::uint32_t size = 0;
+  std::uint32_t in_use = 0;
+  std::uint64_t waits = 0;       // acquisitions that found every connection busy
+  std::uint64_t reconnects = 0;  // connections opened again after a failure
+};
+
+class slot_store {
+ public:
+  virtual ~slot_store() = default;
+  // Live slots of a player, by name.
+  virtual store_result<std::vector<slot_entry>> list(std::string_view player) = 0;
+  // The newest version (deleted or not) of a slot, without its bytes; nullopt if it never was.
+  virtual store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) = 0;
+  // A live slot's bytes: its newest version, or a kept one.
+  virtual store_result<std::optional<slot_bytes>> read(std::string_view player, std::string_view name,
+                                                       std::optional<std::int64_t> version) = 0;
+  virtual store_result<write_outcome> put(const put_request& request) = 0;
+  virtual store_result<write_outcome> remove(std::string_view player, std::string_view name,
+                                             std::int64_t expected_version, std::string_view write_id,
+                                             std::int64_t now_us) = 0;
+  // The kept versions, newest first (a deleted slot's too); empty if the slot never was.
+  virtual store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) = 0;
+  virtual store_result<bool> ping() = 0;
+  virtual pool_stats stats() const = 0;
+  virtual std::string_view driver() const = 0;  // "sqlite" or "postgresql"
+};
+
+struct store_options {
+  std::uint32_t pool_size = 8;              // PostgreSQL connections
+  std::uint32_t acquire_timeout_ms = 5000;  // waiting for a free connection: then unavailable
+  std::uint32_t query_timeout_ms = 10000;   // waiting for the database's answer: then unavailable
+};
+
+// "sqlite:PATH" or "postgresql://…" / "postgres://…" (a libpq connection URI). Opens the
+// database, creating or migrating its schema; a schema newer than this server refuses.
+store_result<std::unique_ptr<slot_store>> open_slot_store(std::string_view url, const store_options& options);
+
+std::unique_ptr<slot_store> open_sqlite_store(const std::string& path, std::string& problem);
+std::unique_ptr<slot_store> open_postgres_store(const std::string& conninfo, const store_options& options,
+                                                std::string& problem, bool& unavailable);
+
+}  // namespace savekit::server

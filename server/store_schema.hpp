@@ -1,0 +1,124 @@
+// The database schema and statements both drivers run. The statements are written once,
+// with SQLite's numbered parameters (?1); the PostgreSQL driver spells them $1. They keep
+// to what PostgreSQL, SQLite and the distributed PostgreSQL-compatible engines (Citus,
+// CockroachDB, YugabyteDB) all accept: single-table statements that name the player in
+// their WHERE clause (one shard each when tables are distributed by player), INSERT … ON
+// CONFLICT … DO UPDATE … WHERE, UPDATE … RETURNING, a LIMIT/OFFSET subquery; no sequences,
+// triggers, stored procedures, advisory locks, foreign keys, engine-specific types or
+// functions, and no statement that touches two players (docs/server.md, "Storage").
+#pragma once
+
+#include <cstdint>
+
+namespace savekit::server::sql {
+
+// Raised by one at each change of the tables; a server refuses a newer database.
+inline constexpr std::int64_t schema_version = 1;
+
+// Columns of a slot entry, in the order the drivers read them: version, deleted, bytes,
+// meta, saved_at, write_id (then body, for reads).
+inline constexpr const char* list =
+    "SELECT name, version, deleted, bytes, meta, saved_at, write_id FROM slots WHERE player = ?1 AND deleted = 0";
+inline constexpr const char* info =
+    "SELECT version, deleted, bytes, meta, saved_at, write_id FROM slots WHERE player = ?1 AND name = ?2";
+inline constexpr const char* read_current =
+    "SELECT s.version, s.deleted, s.bytes, s.meta, s.saved_at, s.write_id, v.body FROM slots s JOIN slot_versions v "
+    "ON v.player = s.player AND v.name = s.name AND v.version = s.version "
+    "WHERE s.player = ?1 AND s.name = ?2 AND s.deleted = 0";
+inline constexpr const char* read_version =
+    "SELECT version, CAST(0 AS SMALLINT), bytes, meta, saved_at, write_id, body FROM slot_versions "
+    "WHERE player = ?1 AND name = ?2 AND version = ?3";
+inline constexpr const char* versions =
+    "SELECT version, CAST(0 AS SMALLINT), bytes, meta, saved_at, write_id FROM slot_versions "
+    "WHERE player = ?1 AND name = ?2 ORDER BY version DESC";
+// Replace version ?7 of a live slot: the compare-and-set (no row: the version moved on).
+inline constexpr const char* replace =
+    "UPDATE slots SET version = version + 1, bytes = ?3, meta = ?4, saved_at = ?5, write_id = ?6 "
+    "WHERE player = ?1 AND name = ?2 AND version = ?7 AND deleted = 0 RETURNING version";
+// Create a slot, or recreate a deleted one after its last version (no row: it is live).
+inline constexpr const char* create =
+    "INSERT INTO slots (player, name, version, deleted, bytes, meta, saved_at, write_id) "
+    "VALUES (?1, ?2, 1, 0, ?3, ?4, ?5, ?6) ON CONFLICT (player, name) DO UPDATE SET version = slots.version + 1, "
+    "deleted = 0, bytes = excluded.bytes, meta = excluded.meta, saved_at = excluded.saved_at, "
+    "write_id = excluded.write_id WHERE slots.deleted = 1 RETURNING version";
+// The player's count of live slots, raised only below the limit ?2 (no row: at the limit).
+// The row lock also serializes one player's creations.
+inline constexpr const char* add_player =
+    "INSERT INTO players (player, slots) VALUES (?1, 0) ON CONFLICT (player) DO NOTHING";
+inline constexpr const char* count_slot =
+    "UPDATE players SET slots = slots + 1 WHERE player = ?1 AND slots < ?2 RETURNING slots";
+inline constexpr const char* uncount_slot = "UPDATE players SET slots = slots - 1 WHERE player = ?1";
+// digest: what the write was (precondition, metadata, bytes), so that a write id sent again
+// is known for the same write or refused for another; created: it made the slot.
+inline constexpr const char* add_version =
+    "INSERT INTO slot_versions (player, name, version, body, bytes, meta, saved_at, write_id, digest, created) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+// The kept version a write id made, if any.
+inline constexpr const char* find_write =
+    "SELECT version, CAST(0 AS SMALLINT), bytes, meta, saved_at, write_id, digest, created FROM slot_versions "
+    "WHERE player = ?1 AND name = ?2 AND write_id = ?3";
+// Keep the newest ?3 versions.
+inline constexpr const char* prune =
+    "DELETE FROM slot_versions WHERE player = ?1 AND name = ?2 AND version <= (SELECT version FROM slot_versions "
+    "WHERE player = ?1 AND name = ?2 ORDER BY version DESC LIMIT 1 OFFSET ?3)";
+// Delete version ?3 of a live slot: the deletion is a version too; its kept versions stay.
+inline constexpr const char* remove =
+    "UPDATE slots SET version = version + 1, deleted = 1, bytes = 0, meta = '{}', saved_at = ?4, write_id = ?5 "
+    "WHERE player = ?1 AND name = ?2 AND version = ?3 AND deleted = 0 RETURNING version";
+
+// The statements by number, in the order the drivers prepare them.
+enum statement_id {
+  list_id,
+  info_id,
+  read_current_id,
+  read_version_id,
+  replace_id,
+  add_player_id,
+  count_slot_id,
+  create_id,
+  add_version_id,
+  prune_id,
+  remove_id,
+  uncount_slot_id,
+  versions_id,
+  find_write_id,
+  statement_count
+};
+inline constexpr const char* statement_text[statement_count] = {
+    list,   info,        read_current, read_version, replace,      add_player, count_slot,
+    create, add_version, prune,        remove,       uncount_slot, versions,   find_write};
+
+namespace sqlite {
+inline constexpr const char* schema_table =
+    "CREATE TABLE IF NOT EXISTS savekit_schema (id INTEGER PRIMARY KEY, version BIGINT NOT NULL)";
+// migrations[n] moves a database from schema version n to n + 1.
+inline constexpr const char* migrations[] = {
+    "CREATE TABLE players (player TEXT NOT NULL PRIMARY KEY, slots BIGINT NOT NULL);"
+    "CREATE TABLE slots (player TEXT NOT NULL, name TEXT NOT NULL, version BIGINT NOT NULL, deleted SMALLINT NOT "
+    "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
+    "PRIMARY KEY (player, name));"
+    "CREATE TABLE slot_versions (player TEXT NOT NULL, name TEXT NOT NULL, version BIGINT NOT NULL, body BLOB NOT "
+    "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
+    "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, version));"
+    "CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id);",
+};
+static_assert(sizeof migrations / sizeof *migrations == schema_version);
+}  // namespace sqlite
+
+namespace postgres {
+inline constexpr const char* schema_table =
+    "CREATE TABLE IF NOT EXISTS savekit_schema (id INT NOT NULL PRIMARY KEY, version BIGINT NOT NULL)";
+inline constexpr const char* migrations[] = {
+    "CREATE TABLE players (player TEXT NOT NULL PRIMARY KEY, slots BIGINT NOT NULL);"
+    "CREATE TABLE slots (player TEXT NOT NULL, name TEXT NOT NULL, version BIGINT NOT NULL, deleted SMALLINT NOT "
+    "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
+    "PRIMARY KEY (player, name));"
+    "CREATE TABLE slot_versions (player TEXT NOT NULL, name TEXT NOT NULL, version BIGINT NOT NULL, body BYTEA NOT "
+    "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
+    "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, version));"
+    "CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id);",
+};
+static_assert(sizeof migrations / sizeof *migrations == schema_version);
+}  // namespace postgres
+
+}  // namespace savekit::server::sql

@@ -1,0 +1,169 @@
+// savekit-server as the tests run it: a real process (the built binary) on 127.0.0.1 with
+// a port it picks itself (--port-file), stopped with SIGTERM or killed with SIGKILL; and
+// the tokens and secret files the tests hand it.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace test_server {
+
+// The binary under test, given by CMake.
+inline std::string server_binary() { return SAVEKIT_SERVER_BINARY; }
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs a command line, returns its exit status and standard output.
+inline int run_command(const std::vector<std::string>& argv, std::string& output) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::dup2(pipe_fds[1], 1);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    _exit(127);
+  }
+  ::close(pipe_fds[1]);
+  output.clear();
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) output.append(buffer, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class server_process {
+ public:
+  // Starts savekit-server serve with db, the secret file and more arguments, logging to
+  // dir/NAME.log; nullptr (and the log in problem) if it did not listen within 30 s.
+  static std::unique_ptr<server_process> start(const std::filesystem::path& dir, const std::string& name,
+                                               const std::string& db, const std::string& secret_file,
+                                               const std::vector<std::string>& more, std::string& problem) {
+    auto s = std::unique_ptr<server_process>(new server_process);
+    s->port_file_ = dir / (name + ".port");
+    s->log_file_ = dir / (name + ".log");
+    std::filesystem::remove(s->port_file_);
+    std::vector<std::string> argv = {server_binary(), "serve",     "--listen",    "127.0.0.1:0",         "--db", db,
+                                     "--secret-file", secret_file, "--port-file", s->port_file_.string()};
+    argv.insert(argv.end(), more.begin(), more.end());
+    s->pid_ = ::fork();
+    if (s->pid_ == 0) {
+      const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(log, 2);
+      ::close(log);
+      std::vector<char*> args;
+      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      ::execv(args[0], args.data());
+      _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (std::filesystem::exists(s->port_file_)) {
+        s->port_ = std::atoi(read_text(s->port_file_).c_str());
+        if (s->port_ > 0) return s;
+      }
+      int status = 0;
+      if (::waitpid(s->pid_, &status, WNOHANG) == s->pid_) {
+        s->pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    problem = "savekit-server did not start: " + read_text(s->log_file_);
+    return nullptr;
+  }
+
+  // A server built with sanitizers that found something fails the test program, loudly.
+  ~server_process() {
+    if (pid_ > 0) kill9();
+    const std::string text = log();
+    if (text.find("ERROR: AddressSanitizer") != std::string::npos || text.find("runtime error:") != std::string::npos ||
+        text.find("ERROR: LeakSanitizer") != std::string::npos) {
+      std::fprintf(stderr, "savekit-server reported a sanitizer error:\n%s\n", text.c_str());
+      std::abort();
+    }
+  }
+
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  std::string log() const { return read_text(log_file_); }
+
+  // SIGTERM, then the exit status (-1 if it did not exit within timeout: then SIGKILL).
+  int stop(std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, SIGTERM);
+    return wait(timeout);
+  }
+  int wait(std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill9();
+    return -1;
+  }
+  void kill9() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+ private:
+  server_process() = default;
+  std::filesystem::path port_file_, log_file_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+// A secret file and tokens, made with the server's own commands.
+struct credentials {
+  std::filesystem::path secret_file;
+  std::string token(const std::string& player, const std::string& ttl = "1d") const {
+    std::string out;
+    if (run_command({server_binary(), "token", "--player", player, "--ttl", ttl, "--secret-file", secret_file.string()},
+                    out) != 0)
+      return {};
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+  }
+  static credentials make(const std::filesystem::path& dir, const std::string& name = "server.secret") {
+    credentials c{dir / name};
+    std::string ignored;
+    run_command({server_binary(), "secret", "-o", c.secret_file.string()}, ignored);
+    return c;
+  }
+};
+
+}  // namespace test_server

@@ -1,0 +1,488 @@
+// The conformance suite: every behaviour of the HTTP contract (docs/server.md), through a
+// real savekit-server process, against SQLite and against a real PostgreSQL.
+#include <savekit/json.hpp>
+
+#include <sqlite3.h>
+
+#include <random>
+
+#include "server_fixture.hpp"
+
+namespace {
+
+using namespace test_server;
+
+class ServerApi : public server_test {};
+
+struct listed_slot {
+  std::string name;
+  std::int64_t version = 0;
+  std::int64_t bytes = 0;
+  std::string saved_at;
+  savekit::raw_json meta;
+  std::optional<bool> deleted;
+};
+struct listed_slots {
+  std::vector<listed_slot> slots;
+};
+struct kept_version {
+  std::int64_t version = 0;
+  std::int64_t bytes = 0;
+  std::string saved_at;
+  savekit::raw_json meta;
+};
+struct kept_versions {
+  std::vector<kept_version> versions;
+};
+struct error_detail {
+  std::string code;
+  std::string message;
+  std::optional<listed_slot> slot;
+};
+struct error_document {
+  error_detail error;
+};
+
+error_document error_of(const reply& r) {
+  auto e = savekit::from_json<error_document>(r.body, {.error_on_missing_keys = false});
+  EXPECT_TRUE(e) << "not an error document: " << r.body;
+  return e ? *e : error_document{};
+}
+
+const header_list create_only = {{"If-None-Match", "*"}};
+header_list replacing(std::int64_t version) { return {{"If-Match", "\"" + std::to_string(version) + "\""}}; }
+
+TEST_P(ServerApi, HealthAndMetricsNeedNoToken) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  reply health = c.request("GET", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_NE(health.body.find("\"status\":\"ok\""), std::string::npos) << health.body;
+  EXPECT_NE(health.body.find(GetParam()), std::string::npos) << health.body;
+  reply metrics = c.request("GET", "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_EQ(metrics.header("content-type").rfind("text/plain", 0), 0u);
+  EXPECT_NE(metrics.body.find("savekit_requests_total{route=\"/healthz\",method=\"GET\",status=\"200\"} 1"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("savekit_db_pool_connections"), std::string::npos);
+  EXPECT_EQ(c.request("PUT", "/healthz", {}, "x").status, 405);
+}
+
+TEST_P(ServerApi, WritesNeedAPreconditionAndNameTheVersionTheyReplace) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", me, "v1").status, 428);
+  EXPECT_EQ(error_of(c.request("PUT", "/v1/slots/hero", me, "v1")).error.code, "precondition_required");
+
+  reply created = c.request("PUT", "/v1/slots/hero", with(me, create_only), "v1");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(created.header("etag"), "\"1\"");
+  EXPECT_EQ(created.header("location"), "/v1/slots/hero");
+  auto entry = savekit::from_json<listed_slot>(created.body);
+  ASSERT_TRUE(entry) << created.body;
+  EXPECT_EQ(entry->name, "hero");
+  EXPECT_EQ(entry->version, 1);
+  EXPECT_EQ(entry->bytes, 2);
+
+  reply again = c.request("PUT", "/v1/slots/hero", with(me, create_only), "other");
+  EXPECT_EQ(again.status, 412);
+  auto moved = error_of(again);
+  EXPECT_EQ(moved.error.code, "precondition_failed");
+  ASSERT_TRUE(moved.error.slot);
+  EXPECT_EQ(moved.error.slot->version, 1);
+
+  reply replaced = c.request("PUT", "/v1/slots/hero", with(me, replacing(1)), "v2");
+  EXPECT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(replaced.header("etag"), "\"2\"");
+  // A second device still holding version 1 cannot overwrite version 2.
+  reply stale = c.request("PUT", "/v1/slots/hero", with(me, replacing(1)), "lost?");
+  EXPECT_EQ(stale.status, 412);
+  ASSERT_TRUE(error_of(stale).error.slot);
+  EXPECT_EQ(error_of(stale).error.slot->version, 2);
+  EXPECT_EQ(stale.header("etag"), "\"2\"");
+  reply read = c.request("GET", "/v1/slots/hero", me);
+  EXPECT_EQ(read.status, 200);
+  EXPECT_EQ(read.body, "v2");
+  EXPECT_EQ(read.header("etag"), "\"2\"");
+  EXPECT_EQ(read.header("content-type"), "application/octet-stream");
+  EXPECT_FALSE(read.header("last-modified").empty());
+
+  // Preconditions the contract refuses.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-Match", "*"}}), "x").status, 428);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-Match", "W/\"2\""}}), "x").status, 400);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-Match", "\"1\", \"2\""}}), "x").status, 400);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-Match", "2"}}), "x").status, 400);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-Match", "\"2\""}, {"If-None-Match", "*"}}), "x").status,
+            400);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/hero", with(me, {{"If-None-Match", "\"2\""}}), "x").status, 400);
+  EXPECT_EQ(c.request("GET", "/v1/slots/hero", me).body, "v2") << "nothing refused was written";
+}
+
+TEST_P(ServerApi, AGetNamingTheCurrentVersionIsNotModified) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, create_only), "abc").status, 201);
+  reply same = c.request("GET", "/v1/slots/s", with(me, {{"If-None-Match", "\"1\""}}));
+  EXPECT_EQ(same.status, 304);
+  EXPECT_EQ(same.header("etag"), "\"1\"");
+  EXPECT_TRUE(same.body.empty());
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", with(me, {{"If-None-Match", "W/\"1\""}})).status, 304);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", with(me, {{"If-None-Match", "\"7\", \"1\""}})).status, 304);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", with(me, {{"If-None-Match", "\"2\""}})).status, 200);
+}
+
+TEST_P(ServerApi, TheListShowsLiveSlotsByNameWithTheirMetadata) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  EXPECT_EQ(c.request("GET", "/v1/slots", me).body, "{\"slots\":[]}");
+  const std::string meta = R"({"title":"Chapter 2","playtime":11520,"tags":["boss"]})";
+  ASSERT_EQ(c.request("PUT", "/v1/slots/zeta", with(me, {{"If-None-Match", "*"}, {"Savekit-Meta", meta_header(meta)}}),
+                      "12345")
+                .status,
+            201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/alpha", with(me, create_only), "1").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/gone", with(me, create_only), "1").status, 201);
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/gone", with(me, replacing(1))).status, 204);
+  reply listed = c.request("GET", "/v1/slots", me);
+  ASSERT_EQ(listed.status, 200);
+  auto slots = savekit::from_json<listed_slots>(listed.body);
+  ASSERT_TRUE(slots) << listed.body;
+  ASSERT_EQ(slots->slots.size(), 2u);
+  EXPECT_EQ(slots->slots[0].name, "alpha");
+  EXPECT_EQ(slots->slots[0].meta.text, "{}");
+  EXPECT_EQ(slots->slots[1].name, "zeta");
+  EXPECT_EQ(slots->slots[1].bytes, 5);
+  EXPECT_EQ(slots->slots[1].meta.text, meta);
+  EXPECT_EQ(slots->slots[1].saved_at.size(), std::string("2026-12-01T20:00:00.000Z").size())
+      << slots->slots[1].saved_at;
+  // The metadata comes back with the bytes too.
+  reply read = c.request("GET", "/v1/slots/zeta", me);
+  auto decoded = savekit::base64_decode(read.header("savekit-meta"), savekit::base64_alphabet::url);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(decoded->data()), decoded->size()), meta);
+}
+
+TEST_P(ServerApi, ADeletionIsAVersionAndKeepsWhatCanBeRestored) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, create_only), "first").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, replacing(1)), "second").status, 200);
+  EXPECT_EQ(c.request("DELETE", "/v1/slots/s", me).status, 428);
+  EXPECT_EQ(c.request("DELETE", "/v1/slots/s", with(me, create_only)).status, 400);
+  EXPECT_EQ(c.request("DELETE", "/v1/slots/s", with(me, replacing(1))).status, 412);
+  reply deleted = c.request("DELETE", "/v1/slots/s", with(me, replacing(2)));
+  EXPECT_EQ(deleted.status, 204);
+  EXPECT_EQ(deleted.header("etag"), "\"3\"");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).status, 404);
+  EXPECT_EQ(c.request("DELETE", "/v1/slots/s", with(me, replacing(3))).status, 412);
+  // An old tag never matches the deleted slot.
+  reply stale = c.request("PUT", "/v1/slots/s", with(me, replacing(2)), "x");
+  EXPECT_EQ(stale.status, 412);
+  ASSERT_TRUE(error_of(stale).error.slot);
+  EXPECT_EQ(error_of(stale).error.slot->deleted, std::optional<bool>{true});
+  // What was kept is still there for a restore.
+  auto kept = savekit::from_json<kept_versions>(c.request("GET", "/v1/slots/s/versions", me).body);
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->versions.size(), 2u);
+  EXPECT_EQ(kept->versions[0].version, 2);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s/versions/2", me).body, "second");
+  // Created again, it goes on from the deletion's version.
+  reply again = c.request("PUT", "/v1/slots/s", with(me, create_only), "third");
+  EXPECT_EQ(again.status, 201);
+  EXPECT_EQ(again.header("etag"), "\"4\"");
+}
+
+TEST_P(ServerApi, TheLastVersionsAreKeptNewestFirst) {
+  auto server = start_server({"--keep-versions", "3"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, create_only), "body 1").status, 201);
+  for (int v = 1; v < 7; ++v)
+    ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, replacing(v)), "body " + std::to_string(v + 1)).status, 200);
+  auto kept = savekit::from_json<kept_versions>(c.request("GET", "/v1/slots/s/versions", me).body);
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->versions.size(), 3u);
+  EXPECT_EQ(kept->versions[0].version, 7);
+  EXPECT_EQ(kept->versions[2].version, 5);
+  EXPECT_EQ(kept->versions[2].bytes, 6);
+  reply five = c.request("GET", "/v1/slots/s/versions/5", me);
+  EXPECT_EQ(five.status, 200);
+  EXPECT_EQ(five.body, "body 5");
+  EXPECT_EQ(five.header("etag"), "\"5\"");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s/versions/4", me).status, 404);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s/versions/x", me).status, 400);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s/versions/07", me).status, 400);
+  EXPECT_EQ(c.request("GET", "/v1/slots/none/versions", me).status, 404);
+}
+
+TEST_P(ServerApi, TokensNameOnePlayerAndNoOneElse) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const std::string alice = unique_player("alice"), bob = unique_player("bob");
+  ASSERT_EQ(c.request("PUT", "/v1/slots/secret", with(auth(alice), create_only), "alice's").status, 201);
+  EXPECT_EQ(c.request("GET", "/v1/slots/secret", auth(bob)).status, 404) << "another player's slot does not exist";
+  EXPECT_EQ(c.request("PUT", "/v1/slots/secret", with(auth(bob), replacing(1)), "bob's").status, 412);
+  EXPECT_EQ(c.request("GET", "/v1/slots", auth(bob)).body, "{\"slots\":[]}");
+  EXPECT_EQ(c.request("GET", "/v1/slots/secret", auth(alice)).body, "alice's");
+
+  reply none = c.request("GET", "/v1/slots");
+  EXPECT_EQ(none.status, 401);
+  EXPECT_EQ(none.header("www-authenticate"), "Bearer realm=\"savekit\"");
+  const std::string token = creds_.token(alice);
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "bearer " + token}}).status, 200);
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Basic " + token}}).status, 401);
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Bearer"}}).status, 401);
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Bearer not-a-token"}}).status, 401);
+  std::string flipped = token;
+  flipped[10] = flipped[10] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Bearer " + flipped}}).status, 401);
+  // Signed with another secret.
+  auto elsewhere = credentials::make(dir_.path(), "other.secret");
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Bearer " + elsewhere.token(alice)}}).status, 401);
+  // Another player's payload under this token's signature.
+  const std::string bob_token = creds_.token(bob);
+  const std::string spliced = bob_token.substr(0, bob_token.rfind('.')) + token.substr(token.rfind('.'));
+  EXPECT_EQ(c.request("GET", "/v1/slots", {{"Authorization", "Bearer " + spliced}}).status, 401);
+  // Expired: a token valid for one second, a little later.
+  const std::string short_lived = creds_.token(alice, "1s");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  reply expired = c.request("GET", "/v1/slots", {{"Authorization", "Bearer " + short_lived}});
+  EXPECT_EQ(expired.status, 401);
+  EXPECT_NE(error_of(expired).error.message.find("expired"), std::string::npos);
+  EXPECT_EQ(error_of(expired).error.message.find(short_lived), std::string::npos) << "never repeat a token";
+}
+
+TEST_P(ServerApi, NamesAreOnePathSegmentCheckedAsSlotNames) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  // An encoded slash is part of the name; SQL metacharacters are only characters.
+  const std::string sql = "x'; DROP TABLE slots; --";
+  ASSERT_EQ(c.request("PUT", "/v1/slots/a%2Fb", with(me, create_only), "slash").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/x%27%3B%20DROP%20TABLE%20slots%3B%20--", with(me, create_only), "sql").status,
+            201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/%E3%81%AC%E3%81%AE", with(me, create_only), "utf8").status, 201);
+  auto slots = savekit::from_json<listed_slots>(c.request("GET", "/v1/slots", me).body);
+  ASSERT_TRUE(slots);
+  ASSERT_EQ(slots->slots.size(), 3u);
+  EXPECT_EQ(slots->slots[0].name, "a/b");
+  EXPECT_EQ(slots->slots[1].name, sql);
+  EXPECT_EQ(slots->slots[2].name, "ぬの");
+  EXPECT_EQ(c.request("GET", "/v1/slots/a%2Fb", me).body, "slash");
+  EXPECT_EQ(c.request("GET", "/v1/slots/a/b", me).status, 404) << "a real slash is a separator";
+  for (std::string bad : std::vector<std::string>{"..", "%2E%2E", ".", "%FF", "%C3%28", "%00", "a%01b", "%E2%80%AEevil",
+                                                  "%", "%4", "%G1", "%20%20", std::string(129, 'n')}) {
+    reply r = c.request("PUT", "/v1/slots/" + bad, with(me, create_only), "x");
+    EXPECT_EQ(r.status, 400) << bad;
+    EXPECT_EQ(error_of(r).error.code, "bad_name") << bad;
+  }
+  EXPECT_EQ(c.request("PUT", "/v1/slots/" + std::string(128, 'n'), with(me, create_only), "x").status, 201);
+  EXPECT_EQ(c.request("GET", "/v1/slots/", me).status, 400) << "an empty name";
+  EXPECT_EQ(c.request("GET", "/v2/slots", me).status, 404);
+  EXPECT_EQ(c.request("GET", "/v1/slots/a/versions/1/more", me).status, 404);
+  EXPECT_EQ(c.request("POST", "/v1/slots/x", me, "x").status, 405);
+  EXPECT_EQ(c.request("POST", "/v1/slots/x", me, "x").header("allow"), "GET, HEAD, PUT, DELETE");
+  // The tables are all there.
+  EXPECT_EQ(c.request("GET", "/v1/slots/x%27%3B%20DROP%20TABLE%20slots%3B%20--", me).body, "sql");
+}
+
+TEST_P(ServerApi, BytesComeBackExactlyAndLimitsAreKept) {
+  auto server = start_server({"--max-save-bytes", "1048576", "--max-slots", "3", "--max-meta-bytes", "64"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  std::string bytes(1048576, '\0');
+  std::mt19937 random(7);
+  for (char& b : bytes) b = static_cast<char>(random());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/big", with(me, create_only), bytes).status, 201);
+  reply back = c.request("GET", "/v1/slots/big", me);
+  EXPECT_EQ(back.status, 200);
+  EXPECT_TRUE(back.body == bytes) << "1 MiB of random bytes, NULs included";
+  reply too_big = c.request("PUT", "/v1/slots/bigger", with(me, create_only), bytes + "!");
+  EXPECT_EQ(too_big.status, 413);
+  EXPECT_EQ(c.request("GET", "/v1/slots/bigger", me).status, 404);
+  // Metadata: base64url of a JSON object, at most --max-meta-bytes.
+  auto put_meta = [&](const std::string& header) {
+    return c.request("PUT", "/v1/slots/m", with(me, {{"If-None-Match", "*"}, {"Savekit-Meta", header}}), "x").status;
+  };
+  EXPECT_EQ(put_meta(meta_header(R"({"a":")" + std::string(60, 'x') + "\"}")), 413);
+  EXPECT_EQ(put_meta("not base64!"), 400);
+  EXPECT_EQ(put_meta(meta_header("[1,2]")), 400);
+  EXPECT_EQ(put_meta(meta_header("{\"a\":")), 400);
+  EXPECT_EQ(put_meta(meta_header("{\"a\":\"\xff\"}")), 400);
+  EXPECT_EQ(put_meta(meta_header("{\"ok\":true}")), 201);
+  // Slots per player.
+  ASSERT_EQ(c.request("PUT", "/v1/slots/third", with(me, create_only), "3").status, 201);
+  reply fourth = c.request("PUT", "/v1/slots/fourth", with(me, create_only), "4");
+  EXPECT_EQ(fourth.status, 409);
+  EXPECT_EQ(error_of(fourth).error.code, "too_many_slots");
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/third", with(me, replacing(1))).status, 204);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/fourth", with(me, create_only), "4").status, 201);
+  // Replacing is not creating: allowed at the limit.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/m", with(me, replacing(1)), "y").status, 200);
+}
+
+TEST_P(ServerApi, AWriteRepeatedWithItsWriteIdIsAnsweredAsTheFirstTime) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  auto put = [&](const header_list& condition, const std::string& id, const std::string& body) {
+    header_list headers = with(me, condition);
+    headers.push_back({"Savekit-Write-Id", id});
+    return c.request("PUT", "/v1/slots/s", headers, body);
+  };
+  ASSERT_EQ(put(create_only, "w-1", "a").status, 201);
+  // The answer was lost; the client sends the same write again: the first answer, 201.
+  reply repeated = put(create_only, "w-1", "a");
+  EXPECT_EQ(repeated.status, 201);
+  EXPECT_EQ(repeated.header("etag"), "\"1\"");
+  EXPECT_EQ(put(replacing(1), "w-2", "b").status, 200);
+  reply again = put(replacing(1), "w-2", "b");
+  EXPECT_EQ(again.status, 200);
+  EXPECT_EQ(again.header("etag"), "\"2\"");
+  // Another write that read version 1 lost the race: 412.
+  EXPECT_EQ(put(replacing(1), "w-3", "c").status, 412);
+  // Newer writes since: the retry of w-2 still gets its own answer, not 412.
+  ASSERT_EQ(put(replacing(2), "w-4", "d").status, 200);
+  reply late = put(replacing(1), "w-2", "b");
+  EXPECT_EQ(late.status, 200);
+  EXPECT_EQ(late.header("etag"), "\"2\"");
+  // The same id for another write (other bytes, other metadata, another precondition) is refused,
+  // and nothing of it is stored: a device must never believe the server has what it does not.
+  reply other_bytes = put(replacing(1), "w-2", "other progress");
+  EXPECT_EQ(other_bytes.status, 409);
+  EXPECT_EQ(error_of(other_bytes).error.code, "write_id_reused");
+  EXPECT_EQ(put(replacing(3), "w-2", "b").status, 409);
+  EXPECT_EQ(
+      c.request(
+           "PUT", "/v1/slots/s",
+           with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "w-2"}, {"Savekit-Meta", meta_header("{\"x\":1}")}}),
+           "b")
+          .status,
+      409);
+  EXPECT_EQ(put(replacing(3), "bad id", "x").status, 400);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).body, "d");
+  // A create sent again after another device deleted the slot does not bring it back.
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/s", with(me, replacing(3))).status, 204);
+  reply after_delete = put(create_only, "w-1", "a");
+  EXPECT_EQ(after_delete.status, 201) << "the first answer";
+  EXPECT_EQ(after_delete.header("etag"), "\"1\"");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).status, 404) << "still deleted";
+  // A deletion sent again is answered as the first time too.
+  ASSERT_EQ(put(create_only, "w-5", "e").status, 201);
+  const header_list delete_once = with(me, {{"If-Match", "\"5\""}, {"Savekit-Write-Id", "d-1"}});
+  EXPECT_EQ(c.request("DELETE", "/v1/slots/s", delete_once).status, 204);
+  reply deleted_again = c.request("DELETE", "/v1/slots/s", delete_once);
+  EXPECT_EQ(deleted_again.status, 204);
+  EXPECT_EQ(deleted_again.header("etag"), "\"6\"");
+}
+
+TEST_P(ServerApi, MetadataIsKeptAsCompactJsonWithEachKeyOnce) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(
+      c.request("PUT", "/v1/slots/m",
+                with(me, {{"If-None-Match", "*"}, {"Savekit-Meta", meta_header(" {\"a\" : 1,\n \"a\": 2 }\r\n")}}), "x")
+          .status,
+      201);
+  auto slots = savekit::from_json<listed_slots>(c.request("GET", "/v1/slots", me).body);
+  ASSERT_TRUE(slots && slots->slots.size() == 1);
+  EXPECT_EQ(slots->slots[0].meta.text, "{\"a\":2}");
+}
+
+TEST_P(ServerApi, APlayerSendingTooFastIsToldWhenToComeBack) {
+  auto server = start_server({"--rate", "2", "--burst", "3"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  int limited = 0;
+  std::string retry_after;
+  for (int i = 0; i < 6; ++i) {
+    reply r = c.request("GET", "/v1/slots", me);
+    if (r.status == 429) {
+      ++limited;
+      retry_after = r.header("retry-after");
+    }
+  }
+  EXPECT_GE(limited, 2);
+  EXPECT_EQ(retry_after, "1");
+  EXPECT_EQ(c.request("GET", "/v1/slots", auth(unique_player())).status, 200) << "another player is not limited";
+}
+
+TEST_P(ServerApi, AHeaderGivenTwiceIsRefused) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  raw_connection raw(server->port());
+  ASSERT_TRUE(raw.connected());
+  const std::string token = creds_.token(unique_player());
+  ASSERT_TRUE(raw.send("PUT /v1/slots/s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+                       "\r\nIf-Match: \"1\"\r\nIf-Match: \"2\"\r\nContent-Length: 1\r\n\r\nx"));
+  bool closed = false;
+  const std::string answer = raw.receive(std::chrono::seconds(5), closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer;
+}
+
+// The schema is created at the first start, kept at the next, and a database whose schema
+// is newer than the server is refused (nothing of it touched).
+TEST_P(ServerApi, TheSchemaIsCreatedKeptAndANewerOneRefused) {
+  std::string db;
+  std::string problem;
+  test_postgres* pg = GetParam() == "postgresql" ? shared_postgres(problem) : nullptr;
+  if (pg) {
+    const std::string name = "schema_" + std::to_string(::getpid());
+    ASSERT_TRUE(pg->create_database(name, problem)) << problem;
+    db = pg->url(name);
+  } else {
+    db = database();
+  }
+  const std::string token = creds_.token(unique_player());
+  {
+    auto first = start_server({}, db);
+    ASSERT_TRUE(first);
+    http_client c(first->port());
+    ASSERT_EQ(
+        c.request("PUT", "/v1/slots/kept", {{"Authorization", "Bearer " + token}, {"If-None-Match", "*"}}, "x").status,
+        201);
+    EXPECT_EQ(first->stop(), 0);
+  }
+  {
+    auto second = start_server({}, db);
+    ASSERT_TRUE(second);
+    EXPECT_EQ(http_client(second->port()).request("GET", "/v1/slots/kept", {{"Authorization", "Bearer " + token}}).body,
+              "x");
+    EXPECT_EQ(second->stop(), 0);
+  }
+  const std::string bump = "UPDATE savekit_schema SET version = 99 WHERE id = 1";
+  if (pg) {
+    pg->query(db.substr(db.rfind('/') + 1, db.find('?') - db.rfind('/') - 1), bump);
+  } else {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.substr(7).c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle, bump.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(handle);
+  }
+  std::string refused;
+  auto newer = server_process::start(dir_.path(), "newer", db, creds_.secret_file.string(), {}, refused);
+  EXPECT_FALSE(newer) << "a server must not open a database of a newer schema";
+  EXPECT_NE(refused.find("newer than this server"), std::string::npos) << refused;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ServerApi, ::testing::ValuesIn(backends()), backend_name);
+
+}  // namespace

@@ -1,0 +1,598 @@
+// The server under faults and hostile input, as real processes: a stop with requests in
+// flight, slow and idle connections, oversized and malformed requests, TLS, kill -9 of a
+// server mid-write, 64 clients racing on one slot across 3 servers on one PostgreSQL, a
+// server killed and PostgreSQL restarted under load. Every loop is bounded in count and time.
+#include <savekit/json.hpp>
+
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "server_fixture.hpp"
+
+namespace {
+
+using namespace test_server;
+using namespace std::chrono_literals;
+
+class ServerFaults : public server_test {};
+
+std::string put_request(const std::string& token, const std::string& name, std::size_t content_length,
+                        const std::string& more_headers = {}) {
+  return "PUT /v1/slots/" + name + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+         "\r\nIf-None-Match: *\r\n" + more_headers + "Content-Length: " + std::to_string(content_length) + "\r\n\r\n";
+}
+
+TEST_P(ServerFaults, AStopAnswersTheRequestsInFlightThenExits) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--shutdown-timeout", "20"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  raw_connection uploading(server->port()), idle(server->port());
+  ASSERT_TRUE(uploading.connected() && idle.connected());
+  // idle has answered one request and waits for the next; uploading is halfway through a body.
+  ASSERT_TRUE(idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  bool closed = false;
+  ASSERT_NE(idle.receive(1s, closed).find("200 OK"), std::string::npos);
+  const std::string body(100000, 'b');
+  ASSERT_TRUE(uploading.send(put_request(token, "inflight", body.size()) + body.substr(0, 50000)));
+  std::this_thread::sleep_for(200ms);
+  ::kill(server->pid(), SIGTERM);
+  EXPECT_TRUE(idle.closed_within(5s)) << "a connection waiting for a request is closed at once";
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(uploading.send(body.substr(50000)));
+  const std::string answer = uploading.receive(10s, closed);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 201", 0), 0u) << answer;
+  EXPECT_EQ(server->wait(30s), 0) << server->log();
+  EXPECT_NE(server->log().find("\"event\":\"stopped\""), std::string::npos);
+  raw_connection after(server->port());
+  EXPECT_FALSE(after.connected()) << "no new connections after the stop";
+}
+
+TEST_P(ServerFaults, SlowAndIdleConnectionsAreCutOffAndOthersAreServed) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--header-timeout", "1", "--idle-timeout", "1"});
+  ASSERT_TRUE(server);
+  const auto started = std::chrono::steady_clock::now();
+  // Slow loris: a byte of headers every 200 ms, never the end.
+  raw_connection loris(server->port());
+  ASSERT_TRUE(loris.send("GET /healthz HTTP/1.1\r\n"));
+  bool cut = false;
+  for (int i = 0; i < 40 && !cut; ++i) {
+    std::this_thread::sleep_for(200ms);
+    cut = !loris.send("X");
+    if (!cut) cut = loris.closed_within(1ms);
+  }
+  EXPECT_TRUE(cut) << "headers trickling in are cut off at --header-timeout";
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+  // Connected, silent.
+  raw_connection silent(server->port());
+  EXPECT_TRUE(silent.closed_within(4s));
+  // Kept alive after a request, then silent.
+  raw_connection kept(server->port());
+  ASSERT_TRUE(kept.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  bool closed = false;
+  EXPECT_NE(kept.receive(500ms, closed).find("200 OK"), std::string::npos);
+  EXPECT_TRUE(kept.closed_within(4s)) << "an idle kept-alive connection is closed at --idle-timeout";
+  http_client c(server->port());
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+  EXPECT_NE(c.request("GET", "/metrics").body.find("savekit_timeouts_total 3"), std::string::npos);
+}
+
+TEST_P(ServerFaults, OversizedAndMalformedRequestsAreRefusedEarlyAndTheServerGoesOn) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--max-save-bytes", "1000", "--max-header-bytes", "4096"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  auto answer_to = [&](const std::string& bytes) {
+    raw_connection raw(server->port());
+    raw.send(bytes);
+    bool closed = false;
+    return raw.receive(3s, closed);
+  };
+  // Content-Length over the limit: refused from the header, the body never read.
+  EXPECT_EQ(answer_to(put_request(token, "big", std::size_t{10} << 30)).rfind("HTTP/1.1 413", 0), 0u);
+  // A chunked body passing the limit as it arrives.
+  std::string chunked = "PUT /v1/slots/chunks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+                        "\r\nIf-None-Match: *\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (int i = 0; i < 5; ++i) chunked += "190\r\n" + std::string(400, 'c') + "\r\n";
+  EXPECT_EQ(answer_to(chunked).rfind("HTTP/1.1 413", 0), 0u);
+  // Headers over --max-header-bytes.
+  EXPECT_EQ(answer_to("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(8000, 'h') + "\r\n\r\n")
+                .rfind("HTTP/1.1 431", 0),
+            0u);
+  for (const std::string& bad :
+       std::vector<std::string>{"GARBAGE\r\n\r\n", "GET /healthz HTTP/9.9\r\n\r\n", "GET\r\n\r\n",
+                                "GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n",
+                                "PUT /v1/slots/x HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n12345",
+                                "PUT /v1/slots/x HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+                                std::string("GET /v1/slots/\x01 HTTP/1.1\r\n\r\n")}) {
+    const std::string answer = answer_to(bad);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << bad << " -> " << answer;
+  }
+  const std::string ok_chunked = "PUT /v1/slots/small HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+                                 "\r\nIf-None-Match: *\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+  EXPECT_EQ(answer_to(ok_chunked).rfind("HTTP/1.1 201", 0), 0u);
+  http_client c(server->port());
+  EXPECT_EQ(c.request("GET", "/v1/slots/small", {{"Authorization", "Bearer " + token}}).body, "hello");
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+}
+
+TEST_P(ServerFaults, TlsServesHttpsToCurl) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  const auto cert = dir_.path() / "cert.pem", key = dir_.path() / "key.pem";
+  std::string out;
+  ASSERT_EQ(
+      run_command({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.string(), "-out",
+                   cert.string(), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"},
+                  out),
+      0);
+  auto server = start_server({"--tls-cert", cert.string(), "--tls-key", key.string()});
+  ASSERT_TRUE(server);
+  const std::string base = "https://127.0.0.1:" + std::to_string(server->port());
+  const std::string token = creds_.token(unique_player());
+  const auto save = dir_.path() / "save.bin";
+  {
+    std::ofstream f(save, std::ios::binary);
+    f << std::string("tls save\0bytes", 14);
+  }
+  ASSERT_EQ(run_command({"/usr/bin/curl", "-sS", "--cacert", cert.string(), "-o", "/dev/null", "-w", "%{http_code}",
+                         "-X", "PUT", "-H", "Authorization: Bearer " + token, "-H", "If-None-Match: *", "--data-binary",
+                         "@" + save.string(), base + "/v1/slots/tls"},
+                        out),
+            0);
+  EXPECT_EQ(out, "201");
+  ASSERT_EQ(run_command({"/usr/bin/curl", "-sS", "--cacert", cert.string(), "-H", "Authorization: Bearer " + token,
+                         base + "/v1/slots/tls"},
+                        out),
+            0);
+  EXPECT_EQ(out, std::string("tls save\0bytes", 14));
+  // Plain HTTP to the TLS port gets nothing it can use.
+  EXPECT_NE(
+      run_command(
+          {"/usr/bin/curl", "-sS", "-m", "5", "http://127.0.0.1:" + std::to_string(server->port()) + "/healthz"}, out),
+      0);
+  EXPECT_EQ(server->stop(), 0);
+}
+
+// Sends bytes on a new connection and returns what comes back within the wait.
+std::string exchange(int port, const std::string& bytes, std::chrono::milliseconds wait = 3s) {
+  raw_connection raw(port);
+  raw.send(bytes);
+  bool closed = false;
+  return raw.receive(wait, closed);
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Status lines in what came back: how many answers.
+std::size_t answers_in(const std::string& text) {
+  static const std::regex status_line("HTTP/1\\.[01] [0-9]{3} ");
+  return static_cast<std::size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), status_line), std::sregex_iterator()));
+}
+
+TEST_P(ServerFaults, FramingThatCannotBeReadReliablyIsRefusedAndNothingIsStored) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  const std::string auth = "Authorization: Bearer " + token + "\r\n";
+  // A second, complete request as the body: it must never run.
+  const std::string inner =
+      "PUT /v1/slots/smuggled HTTP/1.1\r\nHost: x\r\n" + auth + "If-None-Match: *\r\nContent-Length: 3\r\n\r\nEVL";
+  const std::string head = "PUT /v1/slots/framed HTTP/1.1\r\nHost: x\r\n" + auth + "If-None-Match: *\r\n";
+  struct attempt {
+    std::string bytes, status;
+  };
+  const std::vector<attempt> attempts = {
+      {head + "Transfer-Encoding: gzip\r\n\r\n" + inner, "HTTP/1.1 400"},
+      {head + "Transfer-Encoding: chunked, identity\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner, "HTTP/1.1 400"},
+      {head + "Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner, "HTTP/1.1 501"},
+      {"PUT /v1/slots/framed HTTP/1.0\r\nHost: x\r\n" + auth +
+           "If-None-Match: *\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner,
+       "HTTP/1.0 400"},
+      {"PUT /v1/slots/framed HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n" + auth + "If-None-Match: *\r\n\r\n" +
+           inner,
+       "HTTP/1.0 411"},
+      {"GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 400"},  // no Host
+  };
+  for (const attempt& a : attempts) {
+    const std::string answer = exchange(server->port(), a.bytes);
+    EXPECT_EQ(answer.rfind(a.status, 0), 0u) << a.bytes.substr(0, 120) << " -> " << answer;
+    EXPECT_EQ(answers_in(answer), 1u) << "one answer: the body is not a request\n" << answer;
+  }
+  http_client c(server->port());
+  const header_list me = {{"Authorization", "Bearer " + token}};
+  EXPECT_EQ(c.request("GET", "/v1/slots/framed", me).status, 404) << "no empty save was stored";
+  EXPECT_EQ(c.request("GET", "/v1/slots/smuggled", me).status, 404) << "the body did not run as a request";
+  // An absolute-form target is served like its path.
+  EXPECT_EQ(exchange(server->port(), "GET http://x/healthz HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 200", 0), 0u);
+}
+
+TEST_P(ServerFaults, ABodyIsReadOnlyForARequestTheHeadersAdmitAndOnlyWithinTheMemoryBudget) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--max-inflight-bytes", "1500000"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  // No token: refused from the headers, no 100 Continue, the body never read.
+  raw_connection stranger(server->port());
+  ASSERT_TRUE(
+      stranger.send("PUT /v1/slots/x HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\nExpect: 100-continue\r\n"
+                    "Content-Length: 1000000\r\n\r\n"));
+  bool closed = false;
+  const std::string refused = stranger.receive(2s, closed);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 401", 0), 0u) << refused;
+  EXPECT_EQ(refused.find("100 Continue"), std::string::npos);
+  EXPECT_TRUE(closed || stranger.closed_within(2s)) << "an unread body ends the connection";
+  // Two bodies of 1 MB against a budget of 1.5 MB: the second is told to come back.
+  const std::string body(1000000, 'b');
+  raw_connection first(server->port()), second(server->port());
+  ASSERT_TRUE(first.send(put_request(token, "one", body.size()) + body.substr(0, 1000)));
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(second.send(put_request(token, "two", body.size())));
+  const std::string busy = second.receive(2s, closed);
+  EXPECT_EQ(busy.rfind("HTTP/1.1 503", 0), 0u) << busy;
+  EXPECT_NE(busy.find("Retry-After: 1"), std::string::npos);
+  ASSERT_TRUE(first.send(body.substr(1000)));
+  EXPECT_EQ(first.receive(5s, closed).rfind("HTTP/1.1 201", 0), 0u);
+  // The budget is back: the same upload goes through now.
+  http_client c(server->port());
+  EXPECT_EQ(
+      c.request("PUT", "/v1/slots/two", {{"Authorization", "Bearer " + token}, {"If-None-Match", "*"}}, body).status,
+      201);
+}
+
+TEST_P(ServerFaults, TrailersCannotCarryOrChangeTheHeadersTheContractReads) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  const std::string chunked_head =
+      "PUT /v1/slots/t HTTP/1.1\r\nHost: x\r\nIf-None-Match: *\r\nTransfer-Encoding: chunked\r\n";
+  // The token only in the trailer: the headers had none.
+  EXPECT_EQ(exchange(server->port(), chunked_head + "\r\n1\r\nZ\r\n0\r\nAuthorization: Bearer " + token + "\r\n\r\n")
+                .rfind("HTTP/1.1 401", 0),
+            0u);
+  // A trailer beside the token: refused.
+  EXPECT_EQ(exchange(server->port(),
+                     chunked_head + "Authorization: Bearer " + token + "\r\n\r\n1\r\nQ\r\n0\r\nIf-Match: \"7\"\r\n\r\n")
+                .rfind("HTTP/1.1 400", 0),
+            0u);
+  http_client c(server->port());
+  EXPECT_EQ(c.request("GET", "/v1/slots/t", {{"Authorization", "Bearer " + token}}).status, 404);
+  // A malformed chunk is answered too.
+  EXPECT_EQ(exchange(server->port(), chunked_head + "Authorization: Bearer " + token + "\r\n\r\nzz\r\nQ\r\n0\r\n\r\n")
+                .rfind("HTTP/1.1 400", 0),
+            0u);
+}
+
+TEST_P(ServerFaults, HeadAnswersTheHeadersOfAGetAndStalledBodiesAre408) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--body-timeout", "1", "--max-connections", "3"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  http_client c(server->port());
+  ASSERT_EQ(
+      c.request("PUT", "/v1/slots/h", {{"Authorization", "Bearer " + token}, {"If-None-Match", "*"}}, "twelve bytes")
+          .status,
+      201);
+  // HEAD then GET on one connection: the HEAD's answer has the length and no content.
+  const std::string both =
+      exchange(server->port(), "HEAD /v1/slots/h HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+                                   "\r\n\r\nGET /v1/slots/h HTTP/1.1\r\nHost: x\r\n"
+                                   "Authorization: Bearer " +
+                                   token + "\r\n\r\n");
+  EXPECT_EQ(count_of(both, "HTTP/1.1 200"), 2u) << both;
+  EXPECT_EQ(count_of(both, "Content-Length: 12"), 2u) << both;
+  EXPECT_EQ(count_of(both, "twelve bytes"), 1u) << both;
+  const std::string head_refused = exchange(server->port(), "HEAD /v1/slots/h HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(head_refused.rfind("HTTP/1.1 401", 0), 0u);
+  EXPECT_EQ(head_refused.find("{\"error\""), std::string::npos) << "a HEAD answer has no content";
+  // A body that stops: cut off at --body-timeout, and logged as a 408.
+  raw_connection slow(server->port());
+  ASSERT_TRUE(slow.send(put_request(token, "slow", 100) + "abc"));
+  EXPECT_TRUE(slow.closed_within(4s));
+  EXPECT_NE(server->log().find("\"status\":408"), std::string::npos);
+  // Past --max-connections: 503, said.
+  raw_connection a(server->port()), b(server->port()), d(server->port());
+  std::this_thread::sleep_for(200ms);
+  const std::string crowded = exchange(server->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(crowded.rfind("HTTP/1.1 503", 0), 0u) << crowded;
+  EXPECT_NE(crowded.find("Retry-After: 1"), std::string::npos);
+}
+
+TEST_P(ServerFaults, TheSecretAndTheDatabaseAreTheServersAloneAndListenIsChecked) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "files on this machine";
+  const auto secret = dir_.path() / "shared.secret";
+  { std::ofstream(secret) << "old"; }
+  std::filesystem::permissions(secret, std::filesystem::perms(0644));
+  std::string out;
+  ASSERT_EQ(run_command({server_binary(), "secret", "-o", secret.string()}, out), 0);
+  EXPECT_EQ(std::filesystem::status(secret).permissions() & std::filesystem::perms::all, std::filesystem::perms(0600));
+  const std::string db = database();
+  auto server = start_server({}, db);
+  ASSERT_TRUE(server);
+  const auto db_path = std::filesystem::path(db.substr(7));
+  EXPECT_EQ(std::filesystem::status(db_path).permissions() & std::filesystem::perms::all, std::filesystem::perms(0600));
+  EXPECT_NE(run_command({server_binary(), "serve", "--listen", "127.0.0.1:http", "--db", database(), "--secret-file",
+                         creds_.secret_file.string()},
+                        out),
+            0);
+}
+
+// A PostgreSQL that stops answering (SIGSTOP: no reset, no error, nothing) makes requests
+// 503 within --db-timeout and /healthz 503 at once, and a stop still stops.
+TEST_P(ServerFaults, APostgresThatHangsIs503AndTheServerStillStops) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "stops the PostgreSQL server's processes";
+  std::string problem;
+  test_postgres* pg = shared_postgres(problem);
+  ASSERT_TRUE(pg) << problem;
+  auto server = start_server({"--db-timeout", "2", "--shutdown-timeout", "3", "--rate", "0"});
+  ASSERT_TRUE(server);
+  const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
+  http_client c(server->port());
+  ASSERT_EQ(c.request("GET", "/v1/slots", me).status, 200);
+  struct frozen {
+    test_postgres* pg;
+    explicit frozen(test_postgres* p) : pg(p) { pg->signal_all(SIGSTOP); }
+    ~frozen() { pg->signal_all(SIGCONT); }
+  };
+  {
+    frozen stopped(pg);
+    const auto asked = std::chrono::steady_clock::now();
+    reply r = c.request("GET", "/v1/slots", me, {}, 20s);
+    EXPECT_EQ(r.status, 503);
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, 8s);
+    std::this_thread::sleep_for(1s);
+    http_client h(server->port());
+    const auto probed = std::chrono::steady_clock::now();
+    EXPECT_EQ(h.request("GET", "/healthz", {}, {}, 20s).status, 503);
+    EXPECT_LT(std::chrono::steady_clock::now() - probed, 2s);
+    const auto stopping = std::chrono::steady_clock::now();
+    ::kill(server->pid(), SIGTERM);
+    EXPECT_GE(server->wait(25s), 0) << "it stopped";
+    EXPECT_LT(std::chrono::steady_clock::now() - stopping, 20s);
+  }
+  // Resumed, a new server works on the same database.
+  auto again = start_server();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(http_client(again->port()).request("GET", "/v1/slots", me).status, 200);
+}
+
+// Writers that each keep their own slot and remember what the server acknowledged.
+struct acknowledged {
+  struct write {
+    std::string slot;
+    std::int64_t version;
+    std::string body;
+  };
+  std::mutex mutex;
+  std::vector<write> all;
+  std::atomic<int> writes{0}, unavailable{0}, failures{0};
+};
+
+// Writes version after version of one slot through the given ports (the next one on a
+// connection failure) until stop, a write every 5 ms at most and 950 in all (the servers
+// keep 1,000 versions, so every acknowledged one can be checked); a 503 or a lost
+// connection is tried again with the same write id.
+void write_until(const std::vector<int>& ports, const std::string& token, const std::string& slot,
+                 std::atomic<bool>& stop, acknowledged& acks, std::chrono::steady_clock::time_point deadline) {
+  std::size_t at = 0;
+  auto client = std::make_unique<http_client>(ports[0]);
+  std::int64_t version = 0;
+  for (int n = 0; !stop && std::chrono::steady_clock::now() < deadline && n < 950; ++n) {
+    std::this_thread::sleep_for(5ms);
+    const std::string body =
+        slot + " write " + std::to_string(n) + std::string(static_cast<std::size_t>(n % 7) * 100, '.');
+    const std::string write_id = slot + "-w" + std::to_string(n);
+    for (int attempt = 0; attempt < 200 && !stop && std::chrono::steady_clock::now() < deadline; ++attempt) {
+      header_list headers = {{"Authorization", "Bearer " + token}, {"Savekit-Write-Id", write_id}};
+      if (version == 0)
+        headers.push_back({"If-None-Match", "*"});
+      else
+        headers.push_back({"If-Match", "\"" + std::to_string(version) + "\""});
+      reply r = client->request("PUT", "/v1/slots/" + slot, headers, body, 5s);
+      if (r.status == 200 || r.status == 201) {
+        version = std::stoll(r.header("etag").substr(1));
+        std::lock_guard lock(acks.mutex);
+        acks.all.push_back({slot, version, body});
+        ++acks.writes;
+        break;
+      }
+      if (r.status == 503) {
+        ++acks.unavailable;
+        EXPECT_FALSE(r.header("retry-after").empty());
+      } else if (r.status == 0) {  // the server is gone: the next one
+        at = (at + 1) % ports.size();
+        client = std::make_unique<http_client>(ports[at]);
+      } else {
+        ++acks.failures;
+        ADD_FAILURE() << "unexpected answer " << r.status << ": " << r.body;
+        return;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+}
+
+// Every acknowledged write is there, at its version, byte for byte (the servers keep 1,000
+// versions), and no slot is older than its last acknowledged write.
+void expect_every_acknowledged_write(int port, const std::string& token, acknowledged& acks) {
+  http_client c(port);
+  const header_list me = {{"Authorization", "Bearer " + token}};
+  std::map<std::string, std::int64_t> newest;
+  int missing = 0;
+  for (const auto& w : acks.all) {
+    reply kept = c.request("GET", "/v1/slots/" + w.slot + "/versions/" + std::to_string(w.version), me);
+    if (kept.status != 200 || kept.body != w.body) {
+      if (++missing <= 3)
+        ADD_FAILURE() << w.slot << " version " << w.version << ": " << kept.status << " " << kept.body
+                      << "\nkept: " << c.request("GET", "/v1/slots/" + w.slot + "/versions", me).body.substr(0, 400);
+    }
+    newest[w.slot] = std::max(newest[w.slot], w.version);
+  }
+  EXPECT_EQ(missing, 0) << "of " << acks.all.size() << " acknowledged writes";
+  for (const auto& [slot, version] : newest) {
+    reply now = c.request("GET", "/v1/slots/" + slot, me);
+    ASSERT_EQ(now.status, 200);
+    EXPECT_GE(std::stoll(now.header("etag").substr(1)), version);
+  }
+}
+
+TEST_P(ServerFaults, AServerKilledMidWriteLosesNothingItAcknowledged) {
+  const std::string db = database();
+  for (int round = 0; round < 3; ++round) {
+    auto server = start_server({"--keep-versions", "1000", "--rate", "0"}, db);
+    ASSERT_TRUE(server);
+    const std::string token = creds_.token(unique_player());
+    acknowledged acks;
+    std::atomic<bool> stop{false};
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    std::vector<std::thread> writers;
+    for (int w = 0; w < 4; ++w)
+      writers.emplace_back(
+          [&, w] { write_until({server->port()}, token, "slot" + std::to_string(w), stop, acks, deadline); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(700 + 300 * round));
+    server->kill9();
+    stop = true;
+    for (auto& t : writers) t.join();
+    EXPECT_GT(acks.writes.load(), 0);
+    auto again = start_server({"--keep-versions", "1000", "--rate", "0"}, db);
+    ASSERT_TRUE(again);
+    expect_every_acknowledged_write(again->port(), token, acks);
+  }
+}
+
+TEST_P(ServerFaults, SixtyFourClientsRacingOnOneSlotAcrossThreeServersMakeOneChain) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "many server processes share one PostgreSQL";
+  std::vector<std::unique_ptr<server_process>> servers;
+  for (int i = 0; i < 3; ++i) {
+    servers.push_back(start_server({"--keep-versions", "1000", "--rate", "0", "--workers", "8", "--db-pool", "8"}));
+    ASSERT_TRUE(servers.back());
+  }
+  const std::string player = unique_player("racer");
+  const std::string token = creds_.token(player);
+  const header_list me = {{"Authorization", "Bearer " + token}};
+  {
+    http_client c(servers[0]->port());
+    ASSERT_EQ(c.request("PUT", "/v1/slots/contested", with(me, {{"If-None-Match", "*"}}), "v1 by nobody").status, 201);
+  }
+  struct win {
+    std::int64_t version, parent;
+    std::string body;
+  };
+  std::mutex mutex;
+  std::vector<win> wins;
+  std::atomic<int> lost{0};
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 64; ++i)
+    clients.emplace_back([&, i] {
+      http_client c(servers[static_cast<std::size_t>(i) % 3]->port());
+      for (int attempt = 0; attempt < 6 && std::chrono::steady_clock::now() < deadline; ++attempt) {
+        reply now = c.request("GET", "/v1/slots/contested", me);
+        if (now.status != 200) continue;
+        const std::int64_t parent = std::stoll(now.header("etag").substr(1));
+        const std::string body =
+            "client " + std::to_string(i) + " attempt " + std::to_string(attempt) + " after " + std::to_string(parent);
+        reply put = c.request("PUT", "/v1/slots/contested", with(me, {{"If-Match", now.header("etag")}}), body);
+        if (put.status == 200) {
+          std::lock_guard lock(mutex);
+          wins.push_back({std::stoll(put.header("etag").substr(1)), parent, body});
+        } else if (put.status == 412) {
+          ++lost;
+        } else {
+          ADD_FAILURE() << "answer " << put.status << ": " << put.body;
+        }
+      }
+    });
+  for (auto& t : clients) t.join();
+  ASSERT_FALSE(wins.empty());
+  EXPECT_GT(lost.load(), 0) << "the clients did race";
+  // One chain: every acknowledged write is the successor of the version its writer read,
+  // no two writes have one version, and the history holds each one's bytes.
+  std::set<std::int64_t> versions;
+  for (const win& w : wins) {
+    EXPECT_EQ(w.version, w.parent + 1) << w.body;
+    EXPECT_TRUE(versions.insert(w.version).second) << "version " << w.version << " acknowledged twice";
+  }
+  http_client c(servers[1]->port());
+  reply head = c.request("GET", "/v1/slots/contested", me);
+  EXPECT_EQ(std::stoll(head.header("etag").substr(1)), static_cast<std::int64_t>(wins.size()) + 1);
+  for (const win& w : wins)
+    EXPECT_EQ(c.request("GET", "/v1/slots/contested/versions/" + std::to_string(w.version), me).body, w.body);
+}
+
+TEST_P(ServerFaults, AServerKilledUnderLoadLosesNothingAcknowledgedAndClientsGoOnElsewhere) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "many server processes share one PostgreSQL";
+  std::vector<std::unique_ptr<server_process>> servers;
+  std::vector<int> ports;
+  for (int i = 0; i < 3; ++i) {
+    servers.push_back(start_server({"--keep-versions", "1000", "--rate", "0"}));
+    ASSERT_TRUE(servers.back());
+    ports.push_back(servers.back()->port());
+  }
+  const std::string token = creds_.token(unique_player());
+  acknowledged acks;
+  std::atomic<bool> stop{false};
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 12; ++w)
+    writers.emplace_back([&, w] {
+      std::vector<int> order = ports;
+      std::rotate(order.begin(), order.begin() + w % 3, order.end());
+      write_until(order, token, "slot" + std::to_string(w), stop, acks, deadline);
+    });
+  std::this_thread::sleep_for(1500ms);
+  const int before = acks.writes.load();
+  servers[0]->kill9();
+  std::this_thread::sleep_for(1500ms);
+  stop = true;
+  for (auto& t : writers) t.join();
+  EXPECT_GT(acks.writes.load(), before) << "the clients went on on the other servers";
+  expect_every_acknowledged_write(ports[1], token, acks);
+}
+
+TEST_P(ServerFaults, PostgresRestartingUnderLoadIs503ThenRecoveryAndNothingAcknowledgedIsLost) {
+  if (GetParam() != "postgresql") GTEST_SKIP() << "restarts the PostgreSQL server";
+  std::string problem;
+  test_postgres* pg = shared_postgres(problem);
+  ASSERT_TRUE(pg) << problem;
+  auto server = start_server({"--keep-versions", "1000", "--rate", "0"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  acknowledged acks;
+  std::atomic<bool> stop{false};
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 8; ++w)
+    writers.emplace_back(
+        [&, w] { write_until({server->port()}, token, "slot" + std::to_string(w), stop, acks, deadline); });
+  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(pg->stop_server(problem, "fast")) << problem;
+  std::this_thread::sleep_for(1s);
+  http_client probe(server->port());
+  reply down = probe.request("GET", "/healthz");
+  EXPECT_EQ(down.status, 503);
+  EXPECT_EQ(down.header("retry-after"), "1");
+  ASSERT_TRUE(pg->start_server(problem)) << problem;
+  const int at_restart = acks.writes.load();
+  std::this_thread::sleep_for(2s);
+  stop = true;
+  for (auto& t : writers) t.join();
+  EXPECT_GT(acks.unavailable.load(), 0) << "writes during the outage were answered 503";
+  EXPECT_GT(acks.writes.load(), at_restart) << "and went on after it";
+  EXPECT_EQ(probe.request("GET", "/healthz").status, 200);
+  expect_every_acknowledged_write(server->port(), token, acks);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ServerFaults, ::testing::ValuesIn(backends()), backend_name);
+
+}  // namespace
