@@ -95,8 +95,12 @@ class http_client {
     stream_.emplace(io_);
     stream_->expires_after(std::chrono::seconds(10));
     stream_->connect(endpoints, ec);
-    if (ec) stream_.reset();
-    return !ec;
+    if (ec) {
+      stream_.reset();
+      return false;
+    }
+    stream_->socket().set_option(boost::asio::ip::tcp::no_delay(true), ec);  // as the server does: no Nagle delay
+    return true;
   }
 
   boost::asio::io_context io_;
