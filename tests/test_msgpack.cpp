@@ -9,9 +9,12 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstring>
+#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -291,6 +294,125 @@ TEST(MsgpackWrite, BoundedRunsWriteTheBytesOfValueByValue) {
     }
   }
   EXPECT_EQ(compared, 2 * std::size(edges));
+}
+
+namespace {
+struct Pair32 {
+  std::int32_t a = 0;
+  std::int32_t b = 0;
+  bool operator==(const Pair32&) const = default;
+};
+struct SmallAndFloat {
+  std::int8_t a = 0;
+  float b = 0;
+  std::int16_t c = 0;
+  bool operator==(const SmallAndFloat&) const = default;
+};
+
+// Random MessagePack for an array of count elements of `fields` members: every integer
+// encoding (fixint, uint8..64, negative fixint, int8..64) with values in and out of the
+// targets' ranges, floats, nil gaps, a map-form element now and then, a cut at the end.
+std::vector<std::byte> random_element_array(std::mt19937& rng, int count, int fields, bool floats_at_1) {
+  std::vector<std::byte> out;
+  auto put = [&](int b) { out.push_back(static_cast<std::byte>(b)); };
+  auto put_be = [&](std::uint64_t v, int bytes) {
+    for (int i = bytes - 1; i >= 0; --i) put(static_cast<int>((v >> (8 * i)) & 0xff));
+  };
+  const std::int64_t edges[] = {0,     1,      127,        128,           255,          256, 32767, 32768,
+                                65535, 65536,  2147483647, 2147483648LL,  -1,           -32, -33,   -128,
+                                -129,  -32768, -32769,     -2147483648LL, -2147483649LL};
+  auto put_integer = [&] {
+    // Mostly values every target holds (so that arrays are read whole), sometimes an edge.
+    const std::int64_t v =
+        rng() % 12 != 0 ? static_cast<std::int64_t>(rng() % 300) - 100 : edges[rng() % std::size(edges)];
+    switch (rng() % 9) {
+      case 0:
+        if (v >= 0 && v < 128) return put(static_cast<int>(v));
+        [[fallthrough]];
+      case 1:
+        if (v >= 0 && v < 256) return put(0xcc), put_be(static_cast<std::uint64_t>(v), 1);
+        [[fallthrough]];
+      case 2:
+        if (v >= 0 && v < 65536) return put(0xcd), put_be(static_cast<std::uint64_t>(v), 2);
+        [[fallthrough]];
+      case 3:
+        if (v >= 0 && v < 4294967296LL) return put(0xce), put_be(static_cast<std::uint64_t>(v), 4);
+        return put(0xd3), put_be(static_cast<std::uint64_t>(v), 8);
+      case 4:
+        if (v >= 0) return put(0xcf), put_be(static_cast<std::uint64_t>(v), 8);
+        [[fallthrough]];
+      case 5:
+        if (v >= -32 && v < 0) return put(static_cast<int>(v & 0xff));
+        [[fallthrough]];
+      case 6:
+        if (v >= -128 && v < 128) return put(0xd0), put_be(static_cast<std::uint64_t>(v), 1);
+        [[fallthrough]];
+      case 7:
+        if (v >= -32768 && v < 32768) return put(0xd1), put_be(static_cast<std::uint64_t>(v), 2);
+        [[fallthrough]];
+      default:
+        if (v >= -2147483648LL && v < 2147483648LL) return put(0xd2), put_be(static_cast<std::uint64_t>(v), 4);
+        return put(0xd3), put_be(static_cast<std::uint64_t>(v), 8);
+    }
+  };
+  put(0xdc);
+  put_be(static_cast<std::uint64_t>(count), 2);
+  for (int e = 0; e < count; ++e) {
+    const bool map_form = rng() % 40 == 0;
+    put((map_form ? 0x80 : 0x90) | fields);
+    for (int f = 0; f < fields; ++f) {
+      if (map_form) put(0xa1), put('a' + f);
+      if (rng() % 50 == 0) {
+        put(0xc0);  // nil: a gap in a compact slot
+      } else if (floats_at_1 && f == 1 && rng() % 4 != 0) {
+        float value = static_cast<float>(rng() % 1000) / 8;
+        std::uint32_t bits;
+        std::memcpy(&bits, &value, 4);
+        put(0xca), put_be(bits, 4);
+      } else {
+        put_integer();
+      }
+    }
+  }
+  if (rng() % 5 == 0) out.resize(out.size() - 1 - rng() % std::min<std::size_t>(out.size() - 3, 20));
+  return out;
+}
+
+// The same bytes into a vector (whose elements are read in one tight loop while they are in
+// their usual forms) and into a deque (always read element by element): the same values, or
+// the same error at the same offset and path.
+template <class T>
+void expect_flat_reads_as_general_reads(std::mt19937& rng, int fields, bool floats_at_1, int& read_whole) {
+  const auto bytes = random_element_array(rng, 8 + static_cast<int>(rng() % 40), fields, floats_at_1);
+  for (bool reuse : {false, true}) {
+    std::vector<T> flat(reuse ? 20 : 0);
+    std::deque<T> general(flat.begin(), flat.end());
+    auto a = savekit::from_msgpack(bytes, flat);
+    auto b = savekit::from_msgpack(bytes, general);
+    ASSERT_EQ(a.has_value(), b.has_value()) << (a ? b.error().to_string() : a.error().to_string());
+    if (!a) {
+      EXPECT_EQ(a.error().code(), b.error().code());
+      EXPECT_EQ(a.error().offset(), b.error().offset());
+      EXPECT_EQ(a.error().path(), b.error().path());
+      continue;
+    }
+    ++read_whole;
+    ASSERT_EQ(flat.size(), general.size());
+    for (std::size_t i = 0; i < flat.size(); ++i) EXPECT_EQ(flat[i], general[i]) << "element " << i;
+  }
+}
+}  // namespace
+
+TEST(MsgpackRead, ArraysOfSmallStructsReadInOneLoopAsElementByElement) {
+  std::mt19937 rng(20261201);
+  int read_whole = 0;
+  for (int round = 0; round < 3000; ++round) {
+    expect_flat_reads_as_general_reads<Pair32>(rng, 2, false, read_whole);
+    expect_flat_reads_as_general_reads<SmallAndFloat>(rng, 3, true, read_whole);
+    expect_flat_reads_as_general_reads<std::int32_t>(rng, 0, false, read_whole);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(read_whole, 500) << "enough inputs are read whole, not only refused";
 }
 
 TEST(MsgpackSchema, CompactFormKeepsKeysStable) {

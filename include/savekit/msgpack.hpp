@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <span>
 #include <string>
@@ -446,6 +447,21 @@ bool read_msgpack_wide_integer(msgpack_cursor& c, Int& value) {
 // gap_keeps_value: a compact slot, where nil marks a gap (the integer keeps its value).
 inline constexpr bool gap_keeps_value = true;
 
+// v into out if T holds it, then p past the `size` bytes it took; false (nothing read) if not.
+template <class T, class V>
+SAVEKIT_ALWAYS_INLINE bool fits_flat(T& out, V v, const unsigned char*& p, int size) {
+  if constexpr (std::is_signed_v<V>) {
+    if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min())) return false;
+    if (v > 0 && static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+      return false;
+  } else {
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return false;
+  }
+  out = static_cast<T>(v);
+  p += size;
+  return true;
+}
+
 // Positive fixints (0..127: levels, counts, enums) and uint8/16/32 that fit read inline;
 // the rest, and every error, out of line. The caller has checked that a byte is there
 // (msgpack_cursor::more()). With NilKeepsValue, nil (a compact slot's gap) leaves value
@@ -458,15 +474,16 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
     ++c.p;
     return true;
   }
-  if (marker >= mp::uint8 && marker <= mp::uint32) {
-    int bytes = 1 << (marker - mp::uint8);  // 1, 2 or 4
-    if (c.remaining() > static_cast<std::size_t>(bytes)) {
-      std::uint64_t v = load_big_endian(c.p + 1, bytes);
-      if (v <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
-        value = static_cast<Int>(v);
-        c.p += 1 + bytes;
-        return true;
-      }
+  // Room for the widest of the three checked once; each width its own branch and its size
+  // a constant, so that what follows does not wait for the marker's decoding.
+  if (marker >= mp::uint8 && marker <= mp::uint32 && c.remaining() > 4) {
+    const unsigned char* p = c.p;
+    const bool fits = marker == mp::uint8    ? fits_flat(value, p[1], p, 2)
+                      : marker == mp::uint16 ? fits_flat(value, load_big_endian(p + 1, 2), p, 3)
+                                             : fits_flat(value, load_big_endian(p + 1, 4), p, 5);
+    if (fits) {
+      c.p = p;
+      return true;
     }
   }
   if constexpr (NilKeepsValue) {
@@ -610,10 +627,146 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_header(msgpack_cursor& c, container_kind
   return read_msgpack_any_header(c, wanted, count, expected);
 }
 
+// ---- flat elements: arrays of numbers and of small structs of numbers ----------------------
+//
+// An inventory is thousands of small structs of integers; a height map, thousands of
+// floats. Their usual encodings are read in one tight loop over a local position (kept in a
+// register, where the cursor's own, written back after every value, made each element wait
+// on the last), while room for the largest encoding of an element remains; anything else —
+// another encoding, a nil gap, a value out of range, the input's last bytes — stops the
+// loop where it is, and the general reader goes on from that element, with its checks and
+// its errors.
+
+template <class T>
+constexpr bool compact_keys_in_order() {
+  constexpr const auto& keys = reflection<T>::keys;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (static_cast<std::size_t>(keys[i]) != i) return false;
+  return true;
+}
+
+template <class T>
+consteval bool is_flat_scalar() {
+  return !std::is_same_v<T, bool> &&
+         (kind_v<T> == value_kind::integer || std::is_same_v<T, float> || std::is_same_v<T, double>);
+}
+
+template <class T>
+consteval bool is_flat_element() {
+  if constexpr (is_flat_scalar<T>()) {
+    return true;
+  } else if constexpr (kind_v<T> == value_kind::structure) {
+    using R = reflection<T>;
+    if constexpr (R::size == 0 || R::size >= 16 || !compact_keys_in_order<T>()) {
+      return false;
+    } else {
+      return []<std::size_t... I>(std::index_sequence<I...>) {
+        return (is_flat_scalar<std::remove_cvref_t<decltype(R::template get<I>(std::declval<T&>()))>>() && ...);
+      }
+      (std::make_index_sequence<R::size>{});
+    }
+  } else {
+    return false;
+  }
+}
+
+// One number in its usual encoding at p (which has room for its largest), or false with
+// nothing read.
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, T& out) {
+  const std::uint8_t marker = *p;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    constexpr std::uint8_t expected = std::is_same_v<T, float> ? mp::float32 : mp::float64;
+    if (marker != expected) return false;
+    using Bits = std::conditional_t<std::is_same_v<T, float>, std::uint32_t, std::uint64_t>;
+    auto bits = static_cast<Bits>(load_big_endian(p + 1, sizeof(T)));
+    std::memcpy(&out, &bits, sizeof(T));
+    p += 1 + sizeof(T);
+    return true;
+  } else {
+    if (marker < 0x80) {
+      out = static_cast<T>(marker);
+      ++p;
+      return true;
+    }
+    // Each width its own branch and its size a constant: the next value's position then
+    // follows the predicted branch instead of waiting for this marker's decoding.
+    switch (marker) {
+      case mp::uint8:
+        return fits_flat(out, p[1], p, 2);
+      case mp::uint16:
+        return fits_flat(out, load_big_endian(p + 1, 2), p, 3);
+      case mp::uint32:
+        return fits_flat(out, load_big_endian(p + 1, 4), p, 5);
+      default:
+        break;
+    }
+    if constexpr (std::is_signed_v<T>) {
+      switch (marker) {
+        case mp::int8:
+          return fits_flat(out, static_cast<std::int8_t>(p[1]), p, 2);
+        case mp::int16:
+          return fits_flat(out, static_cast<std::int16_t>(load_big_endian(p + 1, 2)), p, 3);
+        case mp::int32:
+          return fits_flat(out, static_cast<std::int32_t>(load_big_endian(p + 1, 4)), p, 5);
+        default:
+          if (marker >= 0xe0) return fits_flat(out, static_cast<std::int8_t>(marker), p, 1);
+          break;
+      }
+    }
+    return false;
+  }
+}
+
+// One flat element at p (room for its largest encoding): a number, or a struct's compact
+// form holding every member in order. False (p unchanged) if it is not in that form.
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, T& out) {
+  if constexpr (is_flat_scalar<T>()) {
+    return read_flat_scalar(p, out);
+  } else {
+    using R = reflection<T>;
+    const unsigned char* at = p;
+    if (*at != (0x90 | R::size)) return false;
+    ++at;
+    const bool all = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (read_flat_scalar(at, R::template get<I>(out)) && ...);
+    }
+    (std::make_index_sequence<R::size>{});
+    if (!all) return false;
+    p = at;
+    return true;
+  }
+}
+
+// Shorter arrays (a save's two items) are not worth setting the loop up for.
+inline constexpr std::uint64_t flat_run_minimum = 8;
+
+// Reads elements into out[0], out[1], ... up to count while they are flat and there is
+// room; returns how many it read.
+template <class E>
+std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count) {
+  constexpr std::size_t most = bounded_msgpack_size<E>();
+  if constexpr (kind_v<E> == value_kind::structure) {
+    if (c.depth + 1 > c.max_depth) return 0;  // the general reader says so, at the element
+  }
+  const unsigned char* p = c.p;
+  const unsigned char* const end = c.end;
+  std::uint64_t i = 0;
+  while (i < count && static_cast<std::size_t>(end - p) >= most && read_flat_element(p, out[i])) ++i;
+  c.p = p;
+  return i;
+}
+
 // Elements [0, count) of a container that already has them.
 template <class T>
 bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
-  for (std::uint64_t i = 0; i < count; ++i) {
+  using Element = std::remove_cvref_t<decltype(container[0])>;
+  std::uint64_t i = 0;
+  if constexpr (is_flat_element<Element>() && std::contiguous_iterator<decltype(std::begin(container))>) {
+    if (count >= flat_run_minimum) i = read_flat_elements(c, &container[0], count);
+  }
+  for (; i < count; ++i) {
     if (!c.more() || !read_msgpack_element(c, container[i])) {
       c.err.prepend_path(path_index(i));
       return false;
@@ -688,7 +841,20 @@ bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::
       std::uint64_t wanted = count < existing + cap ? count : existing + cap;
       if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
     }
-    for (std::uint64_t i = existing; i < count; ++i) {
+    std::uint64_t i = existing;
+    if constexpr (is_flat_element<Element>() && requires { sequence.data(); }) {
+      // New flat elements into the room reserved above, each counted against max_memory.
+      const std::uint64_t room = std::min<std::uint64_t>(count, sequence.capacity()) - i;
+      const std::uint64_t affordable = std::min<std::uint64_t>(room, c.memory_left / sizeof(Element));
+      if (affordable >= flat_run_minimum) {
+        sequence.resize(static_cast<std::size_t>(i + affordable));
+        const std::uint64_t read = read_flat_elements(c, sequence.data() + i, affordable);
+        sequence.resize(static_cast<std::size_t>(i + read));
+        c.memory_left -= read * sizeof(Element);
+        i += read;
+      }
+    }
+    for (; i < count; ++i) {
       if (!c.spend(sizeof(Element), c.p)) return false;
       sequence.emplace_back();
       if (!read_msgpack(c, sequence.back())) {
@@ -837,14 +1003,6 @@ struct msgpack_field_table {
 
 template <class T>
 using msgpack_fields = field_readers<T, msgpack_field_table<T>, msgpack_cursor>;
-
-template <class T>
-constexpr bool compact_keys_in_order() {
-  constexpr const auto& keys = reflection<T>::keys;
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    if (static_cast<std::size_t>(keys[i]) != i) return false;
-  return true;
-}
 
 // Slot I of the compact form into field I (nil marks a gap: the field keeps its value).
 template <std::size_t I, class T>
