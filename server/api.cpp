@@ -19,6 +19,7 @@ struct slot {
   std::int64_t bytes = 0;
   std::string saved_at;
   raw_json meta;
+  std::optional<std::string> write_id;
   std::optional<bool> deleted;
 };
 struct slot_list {
@@ -29,6 +30,7 @@ struct version {
   std::int64_t bytes = 0;
   std::string saved_at;
   raw_json meta;
+  std::optional<std::string> write_id;
 };
 struct version_list {
   std::vector<version> versions;
@@ -54,10 +56,18 @@ namespace {
 
 constexpr json_options compact_output{.skip_null_members = true};
 
+std::optional<std::string> wire_write_id(const slot_entry& e) {
+  return e.write_id.empty() ? std::nullopt : std::optional<std::string>{e.write_id};
+}
+
 wire::slot wire_slot(const slot_entry& e) {
-  return {e.name,           e.version,
-          e.bytes,          rfc3339_of(e.saved_at_us),
-          raw_json{e.meta}, e.deleted ? std::optional<bool>{true} : std::nullopt};
+  return {e.name,
+          e.version,
+          e.bytes,
+          rfc3339_of(e.saved_at_us),
+          raw_json{e.meta},
+          wire_write_id(e),
+          e.deleted ? std::optional<bool>{true} : std::nullopt};
 }
 
 api_response json_response(int status, const auto& document) {
@@ -74,6 +84,7 @@ api_response bytes_response(slot_bytes found) {
   r.headers = {{"ETag", etag_of(found.entry.version)},
                {"Savekit-Meta", encode_meta(found.entry.meta)},
                {"Last-Modified", http_date_of(found.entry.saved_at_us)}};
+  if (!found.entry.write_id.empty()) r.headers.push_back({"Savekit-Write-Id", found.entry.write_id});
   r.body = std::move(found.body);
   return r;
 }
@@ -290,8 +301,11 @@ api_response api::health() {
   std::lock_guard lock(health_mutex_);
   // A question the database has not answered within 2 s: it is not healthy, whatever it
   // said before.
-  const bool waiting =
-      health_asking_since_ && std::chrono::steady_clock::now() - *health_asking_since_ > std::chrono::seconds(2);
+  // (Unless other calls got answers meanwhile: the question waits behind them, the
+  // database is busy, not gone.)
+  const bool waiting = health_asking_since_ &&
+                       std::chrono::steady_clock::now() - *health_asking_since_ > std::chrono::seconds(2) &&
+                       !store_.answered_since(*health_asking_since_);
   if (health_state_ != 1 || waiting) {
     api_response r = json_response(
         503, wire::health{"unavailable", std::string{store_.driver()},
@@ -361,6 +375,22 @@ std::string write_digest(const std::optional<std::int64_t>& expected, std::strin
 }
 }  // namespace
 
+std::int64_t api::forget_writes_before(std::int64_t now_us) const {
+  return now_us - std::chrono::duration_cast<std::chrono::microseconds>(limits_.keep_write_ids).count();
+}
+
+// 409: the write id names another write; the version that one made goes with it (its
+// entry as "slot"), so that a client can tell which of its writes it was.
+api_response api::write_id_reused(std::string_view write_id, const slot_entry& made) {
+  api_response r =
+      error_response(409, "write_id_reused",
+                     "Savekit-Write-Id " + std::string{write_id} + " already names another write (version " +
+                         std::to_string(made.version) + "): give each write its own id",
+                     made);
+  r.headers.push_back({"ETag", etag_of(made.version)});
+  return r;
+}
+
 api_response api::put_slot(const admission& a, const api_request& r) {
   if (r.body.size() > limits_.max_save_bytes)
     return error_response(
@@ -378,6 +408,7 @@ api_response api::put_slot(const admission& a, const api_request& r) {
   q.saved_at_us = unix_micros(now());
   q.keep_versions = limits_.keep_versions;
   q.max_slots = limits_.max_slots;
+  q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
   auto written = store_.put(q);
   if (!written) return from_store(written.failure());
   switch (written->kind) {
@@ -388,9 +419,7 @@ api_response api::put_slot(const admission& a, const api_request& r) {
     case write_outcome::repeated:
       return slot_written(written->created_slot ? 201 : 200, *written->slot);
     case write_outcome::write_id_reused:
-      return error_response(409, "write_id_reused",
-                            "Savekit-Write-Id " + std::string{q.write_id} + " already names another write (version " +
-                                std::to_string(written->slot->version) + "): give each write its own id");
+      return write_id_reused(q.write_id, *written->slot);
     case write_outcome::too_many_slots:
       return error_response(
           409, "too_many_slots",
@@ -403,9 +432,16 @@ api_response api::put_slot(const admission& a, const api_request& r) {
 }
 
 api_response api::delete_slot(const admission& a, const api_request& r) {
-  auto removed = store_.remove(a.player, a.at.name, *a.condition->version,
-                               r.write_id ? std::string_view{*r.write_id} : "", unix_micros(now()));
+  remove_request q;
+  q.player = a.player;
+  q.name = a.at.name;
+  q.write_id = r.write_id ? std::string_view{*r.write_id} : std::string_view{};
+  q.expected_version = *a.condition->version;
+  q.saved_at_us = unix_micros(now());
+  q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
+  auto removed = store_.remove(q);
   if (!removed) return from_store(removed.failure());
+  if (removed->kind == write_outcome::write_id_reused) return write_id_reused(q.write_id, *removed->slot);
   if (removed->kind == write_outcome::deleted || removed->kind == write_outcome::repeated) {
     api_response r204;
     r204.status = 204;
@@ -422,7 +458,7 @@ api_response api::list_versions(const std::string& player, const std::string& na
   if (kept->empty()) return error_response(404, "not_found", "there is no slot \"" + name + "\"");
   wire::version_list document;
   for (const slot_entry& e : *kept)
-    document.versions.push_back({e.version, e.bytes, rfc3339_of(e.saved_at_us), raw_json{e.meta}});
+    document.versions.push_back({e.version, e.bytes, rfc3339_of(e.saved_at_us), raw_json{e.meta}, wire_write_id(e)});
   return json_response(200, document);
 }
 

@@ -26,6 +26,9 @@ struct api_limits {
   std::uint32_t max_slots = 100;
   std::uint32_t max_meta_bytes = 16 * 1024;
   std::uint32_t keep_versions = 5;
+  // How long a write id is remembered (whatever becomes of the version it made): a write
+  // sent again within it is answered as the first time.
+  std::chrono::seconds keep_write_ids = std::chrono::hours(24 * 30);
   double rate_per_second = 20;  // requests per player and server process; 0: no limit
   double burst = 40;
 };
@@ -103,6 +106,8 @@ class api {
   api_response get_version(const std::string& player, const std::string& name, std::int64_t version);
   api_response health();
   api_response from_store(const store_failure& failure);
+  std::int64_t forget_writes_before(std::int64_t now_us) const;
+  static api_response write_id_reused(std::string_view write_id, const slot_entry& made);
 
   slot_store& store_;
   token_secret secret_;

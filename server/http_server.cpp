@@ -9,6 +9,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <csignal>
@@ -17,8 +19,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace savekit::server {
@@ -73,12 +77,66 @@ class body_budget {
   std::atomic<std::int64_t> left_;
 };
 
-// What a stop needs of each open connection: to close it if it is waiting for a request.
+// What a stop needs of each open connection: to close it if it is waiting for a request;
+// and what a full server needs: to close the kept-alive connection idle the longest.
 struct connection_handle {
   explicit connection_handle(strand_type s) : strand(std::move(s)) {}
   strand_type strand;
   beast::tcp_stream* stream = nullptr;  // set and used on the strand only
-  bool idle = true;
+  bool idle = true;                     // on the strand only
+  // Kept alive after an answer and waiting for the next request (read by the acceptor).
+  std::atomic<bool> kept_idle{false};
+  std::atomic<std::int64_t> idle_since{0};
+  std::atomic<bool> evicting{false};
+};
+
+// Bytes of bodies each player's requests hold (http_options::max_player_inflight_bytes).
+class player_shares {
+ public:
+  explicit player_shares(std::uint64_t limit) : limit_(limit) {}
+  class lease {
+   public:
+    lease() = default;
+    lease(player_shares* owner, std::string player, std::uint64_t n)
+        : owner_(owner), player_(std::move(player)), n_(n) {}
+    lease(lease&& o) noexcept : owner_(std::exchange(o.owner_, nullptr)), player_(std::move(o.player_)), n_(o.n_) {}
+    lease& operator=(lease&& o) noexcept {
+      release();
+      owner_ = std::exchange(o.owner_, nullptr);
+      player_ = std::move(o.player_);
+      n_ = o.n_;
+      return *this;
+    }
+    ~lease() { release(); }
+    void release() {
+      if (owner_) owner_->give_back(player_, n_);
+      owner_ = nullptr;
+    }
+
+   private:
+    player_shares* owner_ = nullptr;
+    std::string player_;
+    std::uint64_t n_ = 0;
+  };
+  // nullopt past the player's share (a player holding nothing may always take one body).
+  std::optional<lease> take(const std::string& player, std::uint64_t bytes) {
+    if (bytes == 0 || player.empty()) return lease{};
+    std::lock_guard lock(mutex_);
+    auto& held = held_[player];
+    if (held != 0 && held + bytes > limit_) return std::nullopt;
+    held += bytes;
+    return lease(this, player, bytes);
+  }
+
+ private:
+  void give_back(const std::string& player, std::uint64_t n) {
+    std::lock_guard lock(mutex_);
+    auto it = held_.find(player);
+    if (it != held_.end() && (it->second -= n) == 0) held_.erase(it);
+  }
+  std::uint64_t limit_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::uint64_t> held_;
 };
 
 struct server_state {
@@ -94,6 +152,7 @@ struct server_state {
   std::atomic<bool> stopping{false};
   std::atomic<std::uint32_t> sessions{0};
   body_budget budget{options.max_inflight_bytes};
+  player_shares shares{options.max_player_inflight_bytes};
   std::mutex mutex;
   std::set<std::shared_ptr<connection_handle>> open;
 };
@@ -128,9 +187,14 @@ std::optional<std::string> header_of(const Fields& fields, std::string_view name
   return std::string{it->value()};
 }
 
-// How long a body or an answer of `bytes` may take at --min-rate, after body_timeout of grace.
-std::chrono::steady_clock::duration transfer_time(const server_state& s, std::uint64_t bytes) {
-  return s.options.body_timeout + std::chrono::seconds(bytes / std::max<std::uint64_t>(1, s.options.min_rate));
+// The deadline of a body's or an answer's next read or write, begun at `begun` with `moved`
+// bytes moved so far: no pause longer than body_timeout, and never behind --min-rate once
+// body_timeout of grace has passed (a reader of one byte a minute is cut, not kept).
+std::chrono::steady_clock::time_point progress_deadline(const server_state& s,
+                                                        std::chrono::steady_clock::time_point begun,
+                                                        std::uint64_t moved) {
+  const auto earned = std::chrono::microseconds(moved * 1'000'000 / std::max<std::uint64_t>(1, s.options.min_rate));
+  return std::min(std::chrono::steady_clock::now() + s.options.body_timeout, begun + s.options.body_timeout + earned);
 }
 
 // A request's framing, refused when it cannot be read reliably (RFC 9112 §6): a
@@ -138,8 +202,10 @@ std::chrono::steady_clock::duration transfer_time(const server_state& s, std::ui
 // given; no Host in HTTP/1.1. The answer and its status, or nothing.
 template <class Request>
 std::optional<api_response> framing_problem(const Request& req) {
-  const beast::string_view te = req[http::field::transfer_encoding];
-  if (!te.empty()) {
+  // Present but empty is refused too (RFC 9112 has no empty list): a front end may read it
+  // as chunked while this reads Content-Length.
+  if (req.find(http::field::transfer_encoding) != req.end()) {
+    const beast::string_view te = req[http::field::transfer_encoding];
     std::string coding{te};
     while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.pop_back();
     while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.erase(0, 1);
@@ -170,39 +236,78 @@ std::string_view origin_form(std::string_view target) {
   return target;
 }
 
+// Answers with bodies larger than this are counted against the budgets while they are
+// sent; smaller ones (every JSON answer, a write's above all) always go.
+constexpr std::size_t small_answer_bytes = 64 * 1024;
+
+// What every answer to one request carries besides its own headers.
+struct request_context {
+  std::string_view method = "other";
+  std::string remote;
+  std::chrono::steady_clock::time_point start;
+  unsigned version = 11;
+  bool head = false;
+  bool reads = false;  // GET or HEAD: nothing was changed, so the answer may still become a 503
+  std::vector<std::pair<std::string, std::string>> cors;
+};
+
+api_response too_many_bodies() {
+  api_response busy = early_error(503, "unavailable", "the server holds too many bodies in memory now: try again");
+  busy.headers.push_back({"Retry-After", "1"});
+  return busy;
+}
+api_response player_busy() {
+  api_response busy = early_error(429, "rate_limited", "this player's requests hold too many bodies now: try again");
+  busy.headers.push_back({"Retry-After", "1"});
+  return busy;
+}
+
+// Sends an answer; false if that failed. A large read's bytes are counted against the
+// budgets while they are sent (a slow reader of large saves holds them): over them, a 503
+// or 429 goes instead — never instead of a write's answer, which says what was done.
 template <class Stream>
-asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer, bool keep_alive, unsigned version,
-                           bool head) {
-  // The answer's bytes are counted against the budget while they are sent (a slow reader
-  // of large saves holds them); over it, a 503 goes instead.
-  body_budget::lease held = s.budget.take(head ? 0 : answer.body.size());
-  if (!held) {
-    answer = early_error(503, "unavailable", "the server holds too many bodies in memory now: try again");
-    answer.headers.push_back({"Retry-After", "1"});
+asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer, bool keep_alive,
+                           const request_context& at, std::size_t& body_bytes) {
+  body_budget::lease held;
+  std::optional<player_shares::lease> share;
+  if (at.reads && !at.head && answer.body.size() > small_answer_bytes) {
+    held = s.budget.take(answer.body.size());
+    if (held) share = s.shares.take(answer.player.value_or(""), answer.body.size());
+    if (!held || !share) answer = !held ? too_many_bodies() : player_busy();
   }
+  body_bytes = at.head ? 0 : answer.body.size();
   auto fill = [&](auto& res) {
     res.set(http::field::server, "savekit-server");
+    // Saves change under the same URL: no cache on the way may keep an answer.
+    res.set(http::field::cache_control, "no-store");
     if (!answer.content_type.empty()) res.set(http::field::content_type, answer.content_type);
     for (const auto& [name, value] : answer.headers) res.set(beast::string_view{name.data(), name.size()}, value);
+    for (const auto& [name, value] : at.cors) res.set(beast::string_view{name.data(), name.size()}, value);
     res.keep_alive(keep_alive);
   };
   error_code ec;
   auto& lowest = beast::get_lowest_layer(stream);
-  if (head) {  // the headers a GET would have, no content
-    http::response<http::empty_body> res{static_cast<http::status>(answer.status), version};
+  if (at.head) {  // the headers a GET would have, no content
+    http::response<http::empty_body> res{static_cast<http::status>(answer.status), at.version};
     fill(res);
     if (answer.status != 204 && answer.status != 304) res.content_length(answer.body.size());
     lowest.expires_after(s.options.body_timeout);
     co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
     co_return !ec;
   }
-  http::response<http::string_body> res{static_cast<http::status>(answer.status), version};
+  http::response<http::string_body> res{static_cast<http::status>(answer.status), at.version};
   fill(res);
   res.body() = std::move(answer.body);
   res.prepare_payload();
-  lowest.expires_after(transfer_time(s, res.body().size()));
-  co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
-  co_return !ec;
+  http::response_serializer<http::string_body> serializer{res};
+  const auto begun = std::chrono::steady_clock::now();
+  std::uint64_t sent = 0;
+  while (!serializer.is_done()) {
+    lowest.expires_at(progress_deadline(s, begun, sent));
+    sent += co_await http::async_write_some(stream, serializer, asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return false;
+  }
+  co_return true;
 }
 
 template <class Stream>
@@ -214,6 +319,22 @@ asio::awaitable<void> close_stream(Stream& stream, server_state& s) {
   } else {
     error_code ec;
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+}
+
+// After an answer that leaves a body unread: the connection closes the way nginx's
+// lingering close does — what still arrives (up to 1 MiB, for 2 s) is read and dropped,
+// so that the kernel does not reset the connection and destroy the answer before the
+// client has read it (a player with an expired token must see the 401).
+template <class Stream>
+asio::awaitable<void> close_lingering(Stream& stream, server_state& s) {
+  co_await close_stream(stream, s);
+  if constexpr (!requires { stream.async_shutdown(use_awaitable); }) {
+    beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
+    std::array<char, 16384> scratch;
+    error_code ec;
+    for (std::size_t dropped = 0; dropped < (std::size_t{1} << 20) && !ec;)
+      dropped += co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(use_awaitable, ec));
   }
 }
 
@@ -237,15 +358,34 @@ void log_request(server_state& s, const api_response& answer, std::string_view m
   s.log.write(line);
 }
 
-// Answers, logs and sends; false when the connection is to close (or failed).
+// Sends and logs (the status that went, once it went); false when the connection is to
+// close (or failed). body_unread: the request's body was not read (closed lingering).
 template <class Stream>
-asio::awaitable<bool> answer_request(server_state& s, Stream& stream, api_response answer, std::string_view method,
-                                     const std::string& remote, std::chrono::steady_clock::time_point start,
-                                     std::uint64_t in, bool keep_alive, unsigned version, bool head) {
-  log_request(s, answer, method, remote, start, in, head ? 0 : answer.body.size());
-  const bool sent = co_await send(stream, s, answer, keep_alive, version, head);
-  if (sent && !keep_alive) co_await close_stream(stream, s);
+asio::awaitable<bool> answer_request(server_state& s, Stream& stream, api_response answer, const request_context& at,
+                                     std::uint64_t in, bool keep_alive, bool body_unread = false) {
+  std::size_t out_bytes = 0;
+  const bool sent = co_await send(stream, s, answer, keep_alive, at, out_bytes);
+  log_request(s, answer, at.method, at.remote, at.start, in, out_bytes);
+  if (sent && !keep_alive) {
+    if (body_unread)
+      co_await close_lingering(stream, s);
+    else
+      co_await close_stream(stream, s);
+  }
   co_return sent&& keep_alive;
+}
+
+// The CORS headers of an answer to a page of `origin`, if the server lets it call.
+std::vector<std::pair<std::string, std::string>> cors_headers(const server_state& s,
+                                                              const std::optional<std::string>& origin) {
+  if (!origin || s.options.cors_origins.empty()) return {};
+  const auto& allowed = s.options.cors_origins;
+  if (std::find(allowed.begin(), allowed.end(), "*") == allowed.end() &&
+      std::find(allowed.begin(), allowed.end(), *origin) == allowed.end())
+    return {};
+  return {{"Access-Control-Allow-Origin", *origin},
+          {"Vary", "Origin"},
+          {"Access-Control-Expose-Headers", "ETag, Savekit-Meta, Savekit-Write-Id, Retry-After, Location"}};
 }
 
 // One connection's requests, one after another (HTTP/1.1 keep-alive).
@@ -263,8 +403,12 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       lowest.expires_at(opened + s.options.header_timeout);  // a connection that sends nothing is cut too
     } else if (buffer.size() == 0) {
       lowest.expires_after(s.options.idle_timeout);
+      // Kept alive with nothing to do: the first to go when the server is full.
+      handle.idle_since = std::chrono::steady_clock::now().time_since_epoch().count();
+      handle.kept_idle = true;
       const std::size_t n =
           co_await stream.async_read_some(buffer.prepare(4096), asio::redirect_error(use_awaitable, ec));
+      handle.kept_idle = false;
       if (ec) {
         if (ec == beast::error::timeout) s.counters.timed_out();
         co_return;
@@ -275,7 +419,9 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       lowest.expires_after(s.options.header_timeout);
     }
     handle.idle = false;
-    const auto start = std::chrono::steady_clock::now();
+    request_context at;
+    at.remote = remote;
+    at.start = std::chrono::steady_clock::now();
     // The headers, within header_timeout (a slow sender is cut off).
     http::request_parser<http::string_body> parser;
     parser.header_limit(s.options.max_header_bytes);
@@ -296,19 +442,34 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
               ? early_error(413, "too_large",
                             "a save is at most " + std::to_string(s.options.max_body_bytes) + " bytes")
               : early_error(400, "bad_request", "not an HTTP/1.1 request: " + ec.message());
-      co_await answer_request(s, stream, std::move(answer), "other", remote, start, 0, false, 11, false);
+      co_await answer_request(s, stream, std::move(answer), at, 0, false, true);
       co_return;
     }
     auto& req = parser.get();
-    const std::string_view method = method_label(req.method());
-    const bool head = req.method() == http::verb::head;
-    const unsigned version = req.version();
-    auto refuse = [&](api_response answer) {
-      return answer_request(s, stream, std::move(answer), method, remote, start, 0, false, version, head);
-    };
+    at.method = method_label(req.method());
+    at.head = req.method() == http::verb::head;
+    at.reads = at.head || req.method() == http::verb::get;
+    at.version = req.version();
+    at.cors = cors_headers(s, header_of(req, "Origin"));
+    auto refuse = [&](api_response answer) { return answer_request(s, stream, std::move(answer), at, 0, false, true); };
     if (auto problem = framing_problem(req)) {
       co_await refuse(std::move(*problem));
       co_return;
+    }
+    // A browser's preflight for a page the server lets call (--cors-origin): what it may send.
+    if (req.method() == http::verb::options && !at.cors.empty() &&
+        req.find(http::field::access_control_request_method) != req.end()) {
+      api_response preflight;
+      preflight.status = 204;
+      preflight.content_type.clear();
+      preflight.route = "preflight";
+      preflight.headers = {
+          {"Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE"},
+          {"Access-Control-Allow-Headers", "Authorization, If-Match, If-None-Match, Savekit-Meta, Savekit-Write-Id"},
+          {"Access-Control-Max-Age", "600"}};
+      const bool keep = parser.is_done() && req.keep_alive() && !s.stopping;
+      if (!co_await answer_request(s, stream, std::move(preflight), at, 0, keep, !parser.is_done())) co_return;
+      continue;
     }
     // The headers the contract reads come once each.
     for (std::string_view name : {"Authorization", "If-Match", "If-None-Match", "Savekit-Meta", "Savekit-Write-Id",
@@ -321,7 +482,7 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     // What the API reads is taken from the header section now: a chunked body's trailer
     // can neither add to it nor change it.
     api_request request;
-    request.method = method;
+    request.method = at.method;
     request.target = origin_form(std::string_view{req.target().data(), req.target().size()});
     request.authorization = header_of(req, "Authorization");
     request.if_match = header_of(req, "If-Match");
@@ -335,33 +496,35 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     const bool has_body = !parser.is_done();
     if (admitted.answer) {
       const bool keep = !has_body && req.keep_alive() && !s.stopping;  // an unread body ends the connection
-      if (!co_await answer_request(s, stream, std::move(*admitted.answer), method, remote, start, 0, keep, version,
-                                   head))
-        co_return;
+      if (!co_await answer_request(s, stream, std::move(*admitted.answer), at, 0, keep, has_body)) co_return;
       continue;
     }
     body_budget::lease body_bytes;
+    std::optional<player_shares::lease> player_bytes;
     if (has_body) {
+      // A chunked body is charged the largest it may be: its size is not known before.
       const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
       body_bytes = s.budget.take(expected);
-      if (!body_bytes) {
-        api_response busy =
-            early_error(503, "unavailable", "the server holds too many bodies in memory now: try again");
-        busy.headers.push_back({"Retry-After", "1"});
-        co_await refuse(std::move(busy));
+      if (body_bytes) player_bytes = s.shares.take(admitted.player, expected);
+      if (!body_bytes || !player_bytes) {
+        // (Made before the co_await: g++ 12 destroys a conditional's temporary in a
+        // co_await expression twice.)
+        api_response refusal = !body_bytes ? too_many_bodies() : player_busy();
+        co_await refuse(std::move(refusal));
         co_return;
       }
       if (beast::iequals(req[http::field::expect], "100-continue")) {
-        http::response<http::empty_body> go_on{http::status::continue_, version};
+        http::response<http::empty_body> go_on{http::status::continue_, at.version};
         lowest.expires_after(s.options.body_timeout);
         co_await http::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
         if (ec) co_return;
       }
-      // The body: no byte for body_timeout, or slower than min_rate overall, is cut off.
-      const auto body_deadline = std::chrono::steady_clock::now() + transfer_time(s, expected);
+      // The body: cut off at a pause of body_timeout, or once it falls behind min_rate.
+      const auto begun = std::chrono::steady_clock::now();
+      std::uint64_t received = 0;
       while (!parser.is_done()) {
-        lowest.expires_at(std::min(body_deadline, std::chrono::steady_clock::now() + s.options.body_timeout));
-        co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+        lowest.expires_at(progress_deadline(s, begun, received));
+        received += co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
         if (ec) break;
       }
       if (ec == http::error::body_limit) {
@@ -372,7 +535,8 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       if (ec == beast::error::timeout) {
         // The stream has closed the connection at its deadline: the 408 is logged, not sent.
         s.counters.timed_out();
-        log_request(s, early_error(408, "request_timeout", "the body came too slowly"), method, remote, start, 0, 0);
+        log_request(s, early_error(408, "request_timeout", "the body came too slowly"), at.method, remote, at.start,
+                    received, 0);
         co_return;
       }
       if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) co_return;
@@ -402,10 +566,10 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
         use_awaitable);
     const std::uint64_t in = req.body().size();
     body_bytes.release();
+    player_bytes.reset();
     { std::string().swap(req.body()); }  // the request's bytes go before the answer is sent
     const bool keep_alive = req.keep_alive() && !s.stopping;
-    if (!co_await answer_request(s, stream, std::move(answer), method, remote, start, in, keep_alive, version, head))
-      co_return;
+    if (!co_await answer_request(s, stream, std::move(answer), at, in, keep_alive)) co_return;
   }
 }
 
@@ -440,6 +604,26 @@ asio::awaitable<void> session(server_state& s, tcp::socket socket, std::shared_p
   s.sessions.fetch_sub(1);
 }
 
+// Closes the kept-alive connection that has waited longest for its next request, if any:
+// at the connection limit, an idle connection gives way to a new one (a crowd of idle
+// keep-alives cannot lock every player out).
+bool evict_longest_idle(server_state& s) {
+  std::shared_ptr<connection_handle> oldest;
+  {
+    std::lock_guard lock(s.mutex);
+    for (const auto& h : s.open)
+      if (h->kept_idle && !h->evicting && (!oldest || h->idle_since < oldest->idle_since)) oldest = h;
+    if (oldest) oldest->evicting = true;
+  }
+  if (!oldest) return false;
+  s.counters.connection_evicted();
+  asio::post(oldest->strand, [h = oldest] {
+    if (h->kept_idle && h->stream) h->stream->cancel();
+    h->evicting = false;
+  });
+  return true;
+}
+
 asio::awaitable<void> accept_connections(server_state& s, tcp::acceptor& acceptor) {
   for (;;) {
     auto strand = asio::make_strand(s.io);
@@ -452,7 +636,9 @@ asio::awaitable<void> accept_connections(server_state& s, tcp::acceptor& accepto
       co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
       continue;
     }
-    if (s.sessions.load() >= s.options.max_connections) {
+    if (s.sessions.load() >= s.options.max_connections && evict_longest_idle(s)) {
+      // A kept-alive connection with nothing to do makes room (closed on its strand).
+    } else if (s.sessions.load() >= s.options.max_connections) {
       // Said, not just closed: the client learns to come back (the answer fits a socket's
       // send buffer, so this write does not wait).
       s.counters.connection_refused();

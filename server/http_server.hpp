@@ -1,6 +1,6 @@
 // The HTTP/1.1 side of savekit-server, on Boost.Beast and Asio: connections (plain or TLS
 // through OpenSSL), limits decided before bytes are buffered (headers, then the body from
-// Content-Length or as a chunked body arrives), a deadline for every read and write, and
+// Content-Length or as a chunked body arrives), deadlines that follow a transfer's progress, and
 // a graceful stop on SIGTERM or SIGINT (no new connections; requests in flight answered;
 // then the process exits). Requests go to api::handle on a pool of worker threads, so a
 // slow database never stalls the connections.
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api.hpp"
 #include "log.hpp"
@@ -33,10 +34,15 @@ struct http_options {
   // Bytes of request and response bodies held in memory at once, over all connections: a
   // request that would pass it is 503 (Retry-After) before its body is read.
   std::uint64_t max_inflight_bytes = std::uint64_t{256} << 20;
-  // The slowest a body may come or go once it has started (after body_timeout of grace):
-  // a 16 MiB save has body_timeout + 16 MiB / min_rate to arrive.
+  // What one player's bodies may hold of it at once (at least one body always goes): one
+  // token cannot take the whole allowance. Past it 429 with Retry-After.
+  std::uint64_t max_player_inflight_bytes = std::uint64_t{32} << 20;
+  // The slowest a body may come or go (after body_timeout of grace), checked as it moves:
+  // at any moment, (elapsed - body_timeout) x min_rate bytes have moved, or it is cut.
   std::uint64_t min_rate = 16 * 1024;  // bytes per second
-  std::string tls_cert, tls_key;       // PEM files: TLS on every connection when given
+  // Origins whose pages may call the API from a browser (CORS), or "*"; none: no CORS.
+  std::vector<std::string> cors_origins;
+  std::string tls_cert, tls_key;  // PEM files: TLS on every connection when given
 };
 
 // Serves until SIGTERM or SIGINT: 0 after a clean stop, 1 if it could not start (the

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--max-meta-bytes", limits.max_meta_bytes, "largest Savekit-Meta, decoded (default 16 KiB)");
   serve_cmd->add_option("--keep-versions", limits.keep_versions, "versions kept per slot for restore (default 5)")
       ->check(CLI::Range(1u, 1000u));
+  std::string keep_write_ids = "30d";
+  serve_cmd->add_option("--keep-write-ids", keep_write_ids,
+                        "how long a Savekit-Write-Id is remembered, so that a write sent again is answered as the "
+                        "first time: 30d, 12h, ... (default 30d)");
   serve_cmd->add_option("--rate", limits.rate_per_second,
                         "requests per second per player and server process, 0 for no limit (default 20)");
   serve_cmd->add_option("--burst", limits.burst, "requests a player may send at once above --rate (default 40)")
@@ -126,6 +131,12 @@ int main(int argc, char** argv) {
                         "seconds to wait for PostgreSQL's answer before a request is 503 (default 10)");
   serve_cmd->add_option("--max-inflight-bytes", http.max_inflight_bytes,
                         "bytes of bodies held at once over all connections; past it 503 (default 256 MiB)");
+  serve_cmd->add_option("--max-player-inflight-bytes", http.max_player_inflight_bytes,
+                        "bytes of bodies one player's requests may hold at once (at least one body always goes); "
+                        "past it 429 (default 32 MiB)");
+  serve_cmd->add_option("--cors-origin", http.cors_origins,
+                        "an origin whose web pages may call the API (CORS), e.g. https://game.example, or *; "
+                        "repeat for several (default: none)");
   serve_cmd->add_option("--min-rate", http.min_rate,
                         "bytes per second a body or an answer must move at, after --body-timeout (default 16384)");
 
@@ -142,6 +153,9 @@ int main(int argc, char** argv) {
   ::umask(077);
   pool.query_timeout_ms = static_cast<std::uint32_t>(std::max(1.0, db_timeout) * 1000);
   logger log;
+  auto write_id_lifetime = parse_duration(keep_write_ids);
+  if (!write_id_lifetime) return fail("--keep-write-ids: " + write_id_lifetime.error().message());
+  limits.keep_write_ids = std::chrono::duration_cast<std::chrono::seconds>(*write_id_lifetime);
   auto secret = token_secret::from_file(secret_file);
   if (!secret) {
     log.event("error", "secret", secret.error().message());
@@ -157,6 +171,27 @@ int main(int argc, char** argv) {
   }
   log.event("info", "database", std::string{"opened "} + std::string{(*store)->driver()} + " database");
   http.max_body_bytes = limits.max_save_bytes;
+  if (http.max_inflight_bytes < limits.max_save_bytes)
+    return fail("--max-inflight-bytes (" + std::to_string(http.max_inflight_bytes) +
+                ") must hold at least one save of --max-save-bytes (" + std::to_string(limits.max_save_bytes) + ")");
+  if (http.min_rate == 0) return fail("--min-rate is at least 1 byte per second");
+  // Every connection and database connection is a file descriptor: the soft limit goes up
+  // to the hard one, and --max-connections comes down to what fits (then the 503 "too many
+  // connections" is what a client sees, not an accept that fails).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    ::getrlimit(RLIMIT_NOFILE, &files);
+    const std::uint64_t reserved = 64 + pool.pool_size;
+    if (files.rlim_cur != RLIM_INFINITY && http.max_connections + reserved > files.rlim_cur) {
+      const std::uint64_t fits = files.rlim_cur > reserved ? files.rlim_cur - reserved : 1;
+      log.event("warn", "connections",
+                "--max-connections " + std::to_string(http.max_connections) + " is above the open-file limit (" +
+                    std::to_string(files.rlim_cur) + "): serving at most " + std::to_string(fits));
+      http.max_connections = static_cast<std::uint32_t>(fits);
+    }
+  }
   http.header_timeout = seconds_option(header_timeout);
   http.body_timeout = seconds_option(body_timeout);
   http.idle_timeout = seconds_option(idle_timeout);

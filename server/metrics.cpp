@@ -57,6 +57,9 @@ std::string metrics::render(const pool_stats& pool, std::string_view driver) con
   out += "# HELP savekit_connections_refused_total Connections closed at once: too many were open.\n";
   out += "# TYPE savekit_connections_refused_total counter\n";
   add("savekit_connections_refused_total %llu\n", static_cast<unsigned long long>(refused_.load()));
+  out += "# HELP savekit_connections_evicted_total Kept-alive idle connections closed to make room for new ones.\n";
+  out += "# TYPE savekit_connections_evicted_total counter\n";
+  add("savekit_connections_evicted_total %llu\n", static_cast<unsigned long long>(evicted_.load()));
   out += "# HELP savekit_timeouts_total Connections closed because a request or an idle wait took too long.\n";
   out += "# TYPE savekit_timeouts_total counter\n";
   add("savekit_timeouts_total %llu\n", static_cast<unsigned long long>(timeouts_.load()));

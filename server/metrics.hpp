@@ -25,6 +25,7 @@ class metrics {
   void connection_opened() { connections_.fetch_add(1, std::memory_order_relaxed); }
   void connection_closed() { connections_.fetch_sub(1, std::memory_order_relaxed); }
   void connection_refused() { refused_.fetch_add(1, std::memory_order_relaxed); }
+  void connection_evicted() { evicted_.fetch_add(1, std::memory_order_relaxed); }
   void timed_out() { timeouts_.fetch_add(1, std::memory_order_relaxed); }
 
   std::string render(const pool_stats& pool, std::string_view driver) const;
@@ -38,7 +39,7 @@ class metrics {
   mutable std::mutex mutex_;
   std::map<std::tuple<std::string, std::string, int>, std::uint64_t> requests_;
   std::map<std::string, latency, std::less<>> latencies_;
-  std::atomic<std::uint64_t> store_failures_{0}, refused_{0}, timeouts_{0};
+  std::atomic<std::uint64_t> store_failures_{0}, refused_{0}, evicted_{0}, timeouts_{0};
   std::atomic<std::int64_t> connections_{0};
 };
 

@@ -101,6 +101,20 @@ struct pg_problem {
   std::string message;
 };
 
+// SQLSTATEs after which the client may try again later (503 with Retry-After): nothing was
+// written and the cause passes. Connection exceptions (08), an administrator's shutdown or
+// a server starting or stopping (57P), this side's statement timeout (57014: a stuck lock,
+// a slow disk), a lock not available (55P03), a read-only transaction (25006: a standby,
+// a failover in progress), insufficient resources (53: disk full, out of memory, too many
+// connections), a system I/O error (58), a serialization failure or deadlock that outlived
+// its retries (40001, 40P01); and no state at all (the connection broke).
+bool try_again_later(const std::string& state) {
+  for (const char* prefix : {"08", "57P", "53", "58"})
+    if (state.rfind(prefix, 0) == 0) return true;
+  return state.empty() || state == "57014" || state == "55P03" || state == "25006" || state == "40001" ||
+         state == "40P01";
+}
+
 class connection {
  public:
   connection(std::string conninfo, std::chrono::milliseconds timeout)
@@ -160,10 +174,13 @@ class connection {
 
   // A transaction left open by a failed request is rolled back before the connection is
   // used again.
+  // Called whenever a connection goes back to the pool: a transaction left open (work
+  // that failed or threw half way) is rolled back — or the connection dropped — so that
+  // the next user's BEGIN cannot commit it.
   void end_open_transaction() {
     if (conn_ && PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
       pg_problem ignored;
-      simple("ROLLBACK", ignored);
+      if (!simple("ROLLBACK", ignored) || PQtransactionStatus(conn_) != PQTRANS_IDLE) drop();
     }
   }
 
@@ -238,10 +255,7 @@ class connection {
     const std::string state = r.sqlstate();
     problem.message = std::string{"PostgreSQL: "} + PQerrorMessage(conn_);
     problem.retry = state == "40001" || state == "40P01";
-    // Connection exceptions, an administrator's shutdown, a server starting or stopping,
-    // too many connections, or a connection that broke under the statement.
-    problem.unavailable = PQstatus(conn_) != CONNECTION_OK || state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0 ||
-                          state == "53300" || state.empty();
+    problem.unavailable = PQstatus(conn_) != CONNECTION_OK || try_again_later(state);
     if (PQstatus(conn_) != CONNECTION_OK) drop();
     return std::nullopt;
   }
@@ -310,7 +324,7 @@ class postgres_store final : public slot_store {
       // A write id sent again: the first answer (looked up again below if the
       // compare-and-set fails, for an attempt that committed in the meantime).
       if (!q.write_id.empty()) {
-        auto earlier = find_write(c, q, p);
+        auto earlier = find_write(c, q.player, q.name, q.write_id, q.digest, p);
         if (!earlier) return std::nullopt;
         if (*earlier) {
           if (!c.simple("ROLLBACK", p)) return std::nullopt;
@@ -331,15 +345,12 @@ class postgres_store final : public slot_store {
       if (!changed) return std::nullopt;
       if (changed->rows() == 0) {
         if (!c.simple("ROLLBACK", p)) return std::nullopt;
-        if (!q.write_id.empty()) {
-          auto earlier = find_write(c, q, p);
-          if (!earlier) return std::nullopt;
-          if (*earlier) return std::move(**earlier);
-        }
-        return moved_or_repeated(c, q.player, q.name, q.write_id, false, p);
+        return moved_or_repeated(c, q.player, q.name, q.write_id, q.digest, p);
       }
       const std::int64_t version = changed->integer(0, 0);
-      if (!q.expected_version) {
+      fail_here_if_asked(q.name);
+      const bool creates = !q.expected_version;
+      if (creates) {
         if (!c.run(sql::add_player_id, {param(q.player)}, p)) return std::nullopt;
         auto counted = c.run(sql::count_slot_id, {param(q.player), param(std::int64_t{q.max_slots})}, p);
         if (!counted) return std::nullopt;
@@ -348,34 +359,45 @@ class postgres_store final : public slot_store {
           return write_outcome{write_outcome::too_many_slots, std::nullopt};
         }
       }
-      if (!c.run(sql::add_version_id,
-                 {param(q.player), param(q.name), param(version), param::blob(q.body), param(size), param(q.meta),
-                  param(q.saved_at_us), param(q.write_id), param(q.digest),
-                  param(std::int64_t{q.expected_version ? 0 : 1})},
-                 p) ||
-          !c.run(sql::prune_id, {param(q.player), param(q.name), param(std::int64_t{q.keep_versions})}, p) ||
-          !c.simple("COMMIT", p))
-        return std::nullopt;
       slot_entry e{std::string{q.name},     version, size, q.saved_at_us, std::string{q.meta},
                    std::string{q.write_id}, false};
-      return write_outcome{q.expected_version ? write_outcome::replaced : write_outcome::created, std::move(e)};
+      if (!c.run(sql::add_version_id,
+                 {param(q.player), param(q.name), param(version), param::blob(q.body), param(size), param(q.meta),
+                  param(q.saved_at_us), param(q.write_id), param(q.digest), param(std::int64_t{creates})},
+                 p) ||
+          !c.run(sql::prune_id, {param(q.player), param(q.name), param(std::int64_t{q.keep_versions})}, p) ||
+          !remember_write(c, q.player, q.write_id, e, q.digest, creates, q.forget_writes_before_us, p) ||
+          !c.simple("COMMIT", p))
+        return std::nullopt;
+      return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
     });
   }
 
-  store_result<write_outcome> remove(std::string_view player, std::string_view name, std::int64_t expected,
-                                     std::string_view write_id, std::int64_t now_us) override {
+  store_result<write_outcome> remove(const remove_request& q) override {
     return with_transaction([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
-      auto changed =
-          c.run(sql::remove_id, {param(player), param(name), param(expected), param(now_us), param(write_id)}, p);
+      const std::string digest = deletion_digest(q.expected_version);
+      if (!q.write_id.empty()) {
+        auto earlier = find_write(c, q.player, q.name, q.write_id, digest, p);
+        if (!earlier) return std::nullopt;
+        if (*earlier) {
+          if (!c.simple("ROLLBACK", p)) return std::nullopt;
+          return std::move(**earlier);
+        }
+      }
+      auto changed = c.run(
+          sql::remove_id,
+          {param(q.player), param(q.name), param(q.expected_version), param(q.saved_at_us), param(q.write_id)}, p);
       if (!changed) return std::nullopt;
       if (changed->rows() == 0) {
         if (!c.simple("ROLLBACK", p)) return std::nullopt;
-        return moved_or_repeated(c, player, name, write_id, true, p);
+        return moved_or_repeated(c, q.player, q.name, q.write_id, digest, p);
       }
-      const std::int64_t version = changed->integer(0, 0);
-      if (!c.run(sql::uncount_slot_id, {param(player)}, p) || !c.simple("COMMIT", p)) return std::nullopt;
-      return write_outcome{write_outcome::deleted,
-                           slot_entry{std::string{name}, version, 0, now_us, "{}", std::string{write_id}, true}};
+      slot_entry e{std::string{q.name}, changed->integer(0, 0), 0, q.saved_at_us, "{}", std::string{q.write_id}, true};
+      if (!c.run(sql::uncount_slot_id, {param(q.player)}, p) ||
+          !remember_write(c, q.player, q.write_id, e, digest, false, q.forget_writes_before_us, p) ||
+          !c.simple("COMMIT", p))
+        return std::nullopt;
+      return write_outcome{write_outcome::deleted, std::move(e)};
     });
   }
 
@@ -391,7 +413,16 @@ class postgres_store final : public slot_store {
 
   store_result<bool> ping() override {
     return with_connection([&](connection& c, pg_problem& p) -> std::optional<bool> {
-      if (!c.simple("SELECT 1", p)) return std::nullopt;
+      // Answering is not enough: a standby (or a primary demoted in a failover) answers
+      // and refuses every write.
+      auto r = c.text_query("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')", p);
+      if (!r) return std::nullopt;
+      if (std::string_view{PQgetvalue(r->get(), 0, 0)} != "f" ||
+          std::string_view{PQgetvalue(r->get(), 0, 1)} != "off") {
+        p.message = "PostgreSQL answers but does not take writes (a standby, or read-only)";
+        p.unavailable = true;
+        return std::nullopt;
+      }
       return true;
     });
   }
@@ -451,8 +482,15 @@ class postgres_store final : public slot_store {
     if (!c.get()->ready(problem, reconnected)) return store_failure{store_failure::unavailable, problem};
     if (reconnected) count_reconnect();
     pg_problem p;
-    auto out = work(*c.get(), p);
+    std::optional<typename std::invoke_result_t<Work, connection&, pg_problem&>::value_type> out;
+    try {
+      out = work(*c.get(), p);
+    } catch (const std::exception& e) {  // std::bad_alloc under a large body, say: nothing is committed
+      c.get()->end_open_transaction();
+      return store_failure{store_failure::internal, std::string{"the database call failed: "} + e.what()};
+    }
     c.get()->end_open_transaction();
+    if (out) note_answer();
     if (!out) return store_failure{p.unavailable ? store_failure::unavailable : store_failure::internal, p.message};
     return std::move(*out);
   }
@@ -481,26 +519,42 @@ class postgres_store final : public slot_store {
     return std::optional<slot_entry>{entry_from(*r, 0, std::string{name})};
   }
 
-  // The answer a write id already had, if a kept version carries it: the same write (same
-  // digest) is repeated; another write under the same id is refused.
-  std::optional<std::optional<write_outcome>> find_write(connection& c, const put_request& q, pg_problem& p) {
-    auto r = c.run(sql::find_write_id, {param(q.player), param(q.name), param(q.write_id)}, p);
+  // The answer a write id already had, if it is remembered: the same write (same digest)
+  // is repeated; another write under the same id is refused.
+  std::optional<std::optional<write_outcome>> find_write(connection& c, std::string_view player, std::string_view name,
+                                                         std::string_view write_id, std::string_view digest,
+                                                         pg_problem& p) {
+    auto r = c.run(sql::find_write_id, {param(player), param(name), param(write_id)}, p);
     if (!r) return std::nullopt;
     if (r->rows() == 0) return std::optional<write_outcome>{};
-    const bool same = r->bytes(0, 6) == q.digest;
+    const bool same = r->bytes(0, 6) == digest;
     return std::optional<write_outcome>{write_outcome{same ? write_outcome::repeated : write_outcome::write_id_reused,
-                                                      entry_from(*r, 0, std::string{q.name}), r->integer(0, 7) != 0}};
+                                                      entry_from(*r, 0, std::string{name}), r->integer(0, 7) != 0}};
   }
 
-  // A write whose compare-and-set found no row (its transaction ended): the slot as it is;
-  // for a deletion whose slot's newest version is that deletion, under the same write id,
-  // the first answer.
+  // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
+  bool remember_write(connection& c, std::string_view player, std::string_view write_id, const slot_entry& e,
+                      std::string_view digest, bool created, std::int64_t forget_before_us, pg_problem& p) {
+    if (!write_id.empty() &&
+        !c.run(sql::add_write_id,
+               {param(player), param(e.name), param(write_id), param(e.version), param(std::int64_t{e.deleted}),
+                param(e.bytes), param(e.meta), param(e.saved_at_us), param(digest), param(std::int64_t{created})},
+               p))
+      return false;
+    return c.run(sql::prune_writes_id, {param(player), param(e.name), param(forget_before_us)}, p).has_value();
+  }
+
+  // A write whose compare-and-set found no row (its transaction ended): the first answer
+  // if an attempt under the same write id committed in the meantime, else the slot as it is.
   std::optional<write_outcome> moved_or_repeated(connection& c, std::string_view player, std::string_view name,
-                                                 std::string_view write_id, bool deletion, pg_problem& p) {
+                                                 std::string_view write_id, std::string_view digest, pg_problem& p) {
+    if (!write_id.empty()) {
+      auto earlier = find_write(c, player, name, write_id, digest, p);
+      if (!earlier) return std::nullopt;
+      if (*earlier) return std::move(**earlier);
+    }
     auto now = info_on(c, player, name, p);
     if (!now) return std::nullopt;
-    if (deletion && *now && !write_id.empty() && (**now).write_id == write_id && (**now).deleted)
-      return write_outcome{write_outcome::repeated, std::move(*now)};
     return write_outcome{write_outcome::version_moved, std::move(*now)};
   }
 
@@ -551,8 +605,9 @@ class postgres_store final : public slot_store {
 // The URI with libpq's connection deadline and TCP keepalives added where the user gave
 // none, so that an unreachable database is found out, not waited for.
 std::string with_client_limits(std::string uri) {
+  // target_session_attrs: of several hosts, the one that takes writes (after a failover too).
   for (const char* setting : {"connect_timeout=5", "keepalives=1", "keepalives_idle=10", "keepalives_interval=5",
-                              "keepalives_count=3", "tcp_user_timeout=15000"}) {
+                              "keepalives_count=3", "tcp_user_timeout=15000", "target_session_attrs=read-write"}) {
     const std::string key = std::string{setting}.substr(0, std::string{setting}.find('=') + 1);
     const std::size_t query = uri.find('?');
     if (query != std::string::npos &&

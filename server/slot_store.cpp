@@ -1,6 +1,14 @@
 #include "slot_store.hpp"
 
+#include <cstdlib>
+#include <stdexcept>
+
 namespace savekit::server {
+
+void fail_here_if_asked(std::string_view slot_name) {
+  static const char* const asked = std::getenv("SAVEKIT_SERVER_TEST_FAULT_SLOT");
+  if (asked && *asked && slot_name == asked) throw std::runtime_error("a fault injected by the tests");
+}
 
 store_result<std::unique_ptr<slot_store>> open_slot_store(std::string_view url, const store_options& options) {
   std::string problem;

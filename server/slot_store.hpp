@@ -4,6 +4,8 @@
 // slot's version inside one transaction; docs/server.md, "Storage", has the schema.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -56,9 +58,23 @@ struct put_request {
   std::string_view digest;  // of the precondition, metadata and bytes: with a write id, what it names
   std::optional<std::int64_t> expected_version;  // nullopt: create only (If-None-Match: *)
   std::int64_t saved_at_us = 0;
-  std::uint32_t keep_versions = 5;  // the newest kept for restore
-  std::uint32_t max_slots = 100;    // live slots per player
+  std::uint32_t keep_versions = 5;           // the newest kept for restore
+  std::uint32_t max_slots = 100;             // live slots per player
+  std::int64_t forget_writes_before_us = 0;  // write ids of writes older than this are forgotten
 };
+
+struct remove_request {
+  std::string_view player, name, write_id;
+  std::int64_t expected_version = 0;
+  std::int64_t saved_at_us = 0;
+  std::int64_t forget_writes_before_us = 0;
+};
+
+// What a deletion is, for its write id (plain text, unlike a put's hash: schema 2's
+// migration writes it in SQL).
+inline std::string deletion_digest(std::int64_t expected_version) {
+  return "delete:" + std::to_string(expected_version);
+}
 
 struct write_outcome {
   enum kind_t {
@@ -92,14 +108,26 @@ class slot_store {
   virtual store_result<std::optional<slot_bytes>> read(std::string_view player, std::string_view name,
                                                        std::optional<std::int64_t> version) = 0;
   virtual store_result<write_outcome> put(const put_request& request) = 0;
-  virtual store_result<write_outcome> remove(std::string_view player, std::string_view name,
-                                             std::int64_t expected_version, std::string_view write_id,
-                                             std::int64_t now_us) = 0;
+  virtual store_result<write_outcome> remove(const remove_request& request) = 0;
   // The kept versions, newest first (a deleted slot's too); empty if the slot never was.
   virtual store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) = 0;
   virtual store_result<bool> ping() = 0;
   virtual pool_stats stats() const = 0;
   virtual std::string_view driver() const = 0;  // "sqlite" or "postgresql"
+
+  // Whether a call of any kind got the database's answer after `asked`: a health check
+  // stuck behind busy requests does not make a busy database look dead.
+  bool answered_since(std::chrono::steady_clock::time_point asked) const {
+    return last_answer_.load(std::memory_order_relaxed) > asked.time_since_epoch().count();
+  }
+
+ protected:
+  void note_answer() {
+    last_answer_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<std::chrono::steady_clock::rep> last_answer_{0};
 };
 
 struct store_options {
@@ -111,6 +139,11 @@ struct store_options {
 // "sqlite:PATH" or "postgresql://…" / "postgres://…" (a libpq connection URI). Opens the
 // database, creating or migrating its schema; a schema newer than this server refuses.
 store_result<std::unique_ptr<slot_store>> open_slot_store(std::string_view url, const store_options& options);
+
+// For the fault tests only: throws when slot_name is the environment's
+// SAVEKIT_SERVER_TEST_FAULT_SLOT (the drivers call it inside a write, after its
+// compare-and-set, where an exception — std::bad_alloc under a large body — could come).
+void fail_here_if_asked(std::string_view slot_name);
 
 std::unique_ptr<slot_store> open_sqlite_store(const std::string& path, std::string& problem);
 std::unique_ptr<slot_store> open_postgres_store(const std::string& conninfo, const store_options& options,

@@ -83,6 +83,21 @@ slot_entry entry_from(statement& s, std::string name, int first = 0) {
   return e;
 }
 
+// Rolls back a transaction still open when a write leaves by an exception (every other
+// way out commits or rolls back itself): the next BEGIN must not fail, nor commit it.
+class transaction_guard {
+ public:
+  explicit transaction_guard(sqlite3* db) : db_(db) {}
+  transaction_guard(const transaction_guard&) = delete;
+  transaction_guard& operator=(const transaction_guard&) = delete;
+  ~transaction_guard() {
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+
+ private:
+  sqlite3* db_;
+};
+
 class sqlite_store final : public slot_store {
  public:
   ~sqlite_store() override {
@@ -91,6 +106,12 @@ class sqlite_store final : public slot_store {
   }
 
   bool open(const std::string& path, std::string& problem) {
+    // SQLite's temporary and in-memory databases would answer 201 and lose it all at the
+    // next start (a URI filename, file:…, is not taken either: it could say mode=memory).
+    if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) {
+      problem = "--db sqlite:PATH names a database file (not \"" + path + "\")";
+      return false;
+    }
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK) {
       problem = "SQLite could not open " + path + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory");
@@ -99,8 +120,17 @@ class sqlite_store final : public slot_store {
     sqlite3_extended_result_codes(db_, 1);
     // The write-ahead log is cut back to 64 MiB after a checkpoint (one 16 MiB save would
     // otherwise leave it at that size for good).
-    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=10000",
-                               "PRAGMA journal_size_limit=67108864"})
+    {
+      // The journal mode SQLite took (a file system without shared memory keeps another).
+      statement wal(db_, "PRAGMA journal_mode=WAL", problem);
+      if (!problem.empty()) return false;
+      if (wal.step() != SQLITE_ROW || wal.text(0) != "wal") {
+        problem = "SQLite could not put " + path + " in WAL mode (it stays " + wal.text(0) + ")";
+        return false;
+      }
+    }
+    for (const char* pragma :
+         {"PRAGMA synchronous=FULL", "PRAGMA busy_timeout=10000", "PRAGMA journal_size_limit=67108864"})
       if (!exec(pragma, problem)) return false;
     if (!migrate(problem)) return false;
     for (const char* text : sql::statement_text) {
@@ -118,6 +148,7 @@ class sqlite_store final : public slot_store {
     while ((rc = s.step()) == SQLITE_ROW) out.push_back(entry_from(s, s.text(0), 1));
     s.reset();
     if (rc != SQLITE_DONE) return failed("list");
+    note_answer();
     return out;
   }
 
@@ -136,28 +167,34 @@ class sqlite_store final : public slot_store {
     if (rc == SQLITE_ROW) out = slot_bytes{entry_from(s, std::string{name}), s.blob(6)};
     s.reset();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("read");
+    note_answer();
     return out;
   }
 
   store_result<write_outcome> put(const put_request& r) override {
     std::lock_guard lock(mutex_);
-    // A write id sent again: the first answer (SQLite has one writer: nothing can come between).
-    if (!r.write_id.empty()) {
-      auto earlier = find_write(r);
-      if (!earlier) return earlier.failure();
-      if (*earlier) return std::move(**earlier);
-    }
     if (!begin()) return failed("begin");
+    transaction_guard guard(db_);
+    // A write id sent again: the first answer. (Looked up inside the transaction: another
+    // process on the same file cannot come between the lookup and the write.)
+    if (!r.write_id.empty()) {
+      auto earlier = find_write(r.player, r.name, r.write_id, r.digest);
+      if (!earlier) return rollback_with(earlier.failure());
+      if (*earlier) {
+        rollback_quietly();
+        return std::move(**earlier);
+      }
+    }
     std::optional<std::int64_t> version;
     if (r.expected_version) {
-      version = single_integer(statements_[sql::replace_id].bind(
-          player_arg(r), r.name, std::int64_t(r.body.size()), r.meta, r.saved_at_us, r.write_id, *r.expected_version));
+      version = single_integer(statements_[sql::replace_id].bind(r.player, r.name, std::int64_t(r.body.size()), r.meta,
+                                                                 r.saved_at_us, r.write_id, *r.expected_version));
     } else {
-      version = single_integer(statements_[sql::create_id].bind(player_arg(r), r.name, std::int64_t(r.body.size()),
-                                                                r.meta, r.saved_at_us, r.write_id));
+      version = single_integer(statements_[sql::create_id].bind(r.player, r.name, std::int64_t(r.body.size()), r.meta,
+                                                                r.saved_at_us, r.write_id));
       if (version) {
-        if (!step_done(statements_[sql::add_player_id].bind(player_arg(r)))) return rollback("add a player");
-        if (!single_integer(statements_[sql::count_slot_id].bind(player_arg(r), std::int64_t{r.max_slots}))) {
+        if (!step_done(statements_[sql::add_player_id].bind(r.player))) return rollback("add a player");
+        if (!single_integer(statements_[sql::count_slot_id].bind(r.player, std::int64_t{r.max_slots}))) {
           if (!failed_step_) {
             rollback_quietly();
             return write_outcome{write_outcome::too_many_slots, std::nullopt};
@@ -169,33 +206,51 @@ class sqlite_store final : public slot_store {
     if (!version) {
       if (failed_step_) return rollback("write");
       rollback_quietly();
-      return moved_or_repeated(r.player, r.name, r.write_id);
+      return moved(r.player, r.name);
     }
-    if (!step_done(statements_[sql::add_version_id].bind(player_arg(r), r.name, *version, statement::as_blob(r.body),
+    fail_here_if_asked(r.name);
+    const bool creates = !r.expected_version;
+    if (!step_done(statements_[sql::add_version_id].bind(r.player, r.name, *version, statement::as_blob(r.body),
                                                          std::int64_t(r.body.size()), r.meta, r.saved_at_us, r.write_id,
-                                                         r.digest, std::int64_t{r.expected_version ? 0 : 1})))
+                                                         r.digest, std::int64_t{creates})))
       return rollback("keep the version");
-    if (!step_done(statements_[sql::prune_id].bind(player_arg(r), r.name, std::int64_t{r.keep_versions})))
+    if (!step_done(statements_[sql::prune_id].bind(r.player, r.name, std::int64_t{r.keep_versions})))
       return rollback("prune old versions");
-    if (!commit()) return failed("commit");
     slot_entry e{std::string{r.name},     *version, std::int64_t(r.body.size()), r.saved_at_us, std::string{r.meta},
                  std::string{r.write_id}, false};
-    return write_outcome{r.expected_version ? write_outcome::replaced : write_outcome::created, std::move(e)};
+    if (!remember_write(r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us))
+      return rollback("keep the write id");
+    if (auto problem = commit()) return *problem;
+    note_answer();
+    return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
   }
 
-  store_result<write_outcome> remove(std::string_view player, std::string_view name, std::int64_t expected,
-                                     std::string_view write_id, std::int64_t now_us) override {
+  store_result<write_outcome> remove(const remove_request& r) override {
     std::lock_guard lock(mutex_);
     if (!begin()) return failed("begin");
-    auto version = single_integer(statements_[sql::remove_id].bind(player, name, expected, now_us, write_id));
+    transaction_guard guard(db_);
+    const std::string digest = deletion_digest(r.expected_version);
+    if (!r.write_id.empty()) {
+      auto earlier = find_write(r.player, r.name, r.write_id, digest);
+      if (!earlier) return rollback_with(earlier.failure());
+      if (*earlier) {
+        rollback_quietly();
+        return std::move(**earlier);
+      }
+    }
+    auto version = single_integer(
+        statements_[sql::remove_id].bind(r.player, r.name, r.expected_version, r.saved_at_us, r.write_id));
     if (!version) {
       if (failed_step_) return rollback("delete");
       rollback_quietly();
-      return moved_or_repeated(player, name, write_id, true);
+      return moved(r.player, r.name);
     }
-    if (!step_done(statements_[sql::uncount_slot_id].bind(player))) return rollback("count the slot");
-    if (!commit()) return failed("commit");
-    slot_entry e{std::string{name}, *version, 0, now_us, "{}", std::string{write_id}, true};
+    if (!step_done(statements_[sql::uncount_slot_id].bind(r.player))) return rollback("count the slot");
+    slot_entry e{std::string{r.name}, *version, 0, r.saved_at_us, "{}", std::string{r.write_id}, true};
+    if (!remember_write(r.player, r.write_id, e, digest, false, r.forget_writes_before_us))
+      return rollback("keep the write id");
+    if (auto problem = commit()) return *problem;
+    note_answer();
     return write_outcome{write_outcome::deleted, std::move(e)};
   }
 
@@ -221,8 +276,6 @@ class sqlite_store final : public slot_store {
   std::string_view driver() const override { return "sqlite"; }
 
  private:
-  static std::string_view player_arg(const put_request& r) { return r.player; }
-
   bool exec(const char* sql, std::string& problem) {
     char* message = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) == SQLITE_OK) return true;
@@ -265,15 +318,16 @@ class sqlite_store final : public slot_store {
     return out;
   }
 
-  // The answer a write id already had, if one of the kept versions carries it: the same
-  // write (same digest) is repeated, another write under the same id is refused.
-  store_result<std::optional<write_outcome>> find_write(const put_request& r) {
-    auto& s = statements_[sql::find_write_id].bind(r.player, r.name, r.write_id);
+  // The answer a write id already had, if it is remembered: the same write (same digest)
+  // is repeated, another write under the same id is refused.
+  store_result<std::optional<write_outcome>> find_write(std::string_view player, std::string_view name,
+                                                        std::string_view write_id, std::string_view digest) {
+    auto& s = statements_[sql::find_write_id].bind(player, name, write_id);
     const int rc = s.step();
     std::optional<write_outcome> out;
     if (rc == SQLITE_ROW) {
-      slot_entry e = entry_from(s, std::string{r.name});
-      const bool same = s.text(6) == r.digest;
+      slot_entry e = entry_from(s, std::string{name});
+      const bool same = s.text(6) == digest;
       out = write_outcome{same ? write_outcome::repeated : write_outcome::write_id_reused, std::move(e),
                           s.integer(7) != 0};
     }
@@ -282,14 +336,20 @@ class sqlite_store final : public slot_store {
     return out;
   }
 
-  // A write whose precondition failed: the slot as it is; for a deletion whose slot's
-  // newest version is that deletion, under the same write id, the first answer.
-  store_result<write_outcome> moved_or_repeated(std::string_view player, std::string_view name,
-                                                std::string_view write_id, bool deletion = false) {
+  // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
+  bool remember_write(std::string_view player, std::string_view write_id, const slot_entry& e, std::string_view digest,
+                      bool created, std::int64_t forget_before_us) {
+    if (!write_id.empty() &&
+        !step_done(statements_[sql::add_write_id].bind(player, e.name, write_id, e.version, std::int64_t{e.deleted},
+                                                       e.bytes, e.meta, e.saved_at_us, digest, std::int64_t{created})))
+      return false;
+    return step_done(statements_[sql::prune_writes_id].bind(player, e.name, forget_before_us));
+  }
+
+  // A write whose precondition failed: the slot as it is.
+  store_result<write_outcome> moved(std::string_view player, std::string_view name) {
     auto now = info_locked(player, name);
     if (!now) return now.failure();
-    if (deletion && *now && !write_id.empty() && (*now)->write_id == write_id && (*now)->deleted)
-      return write_outcome{write_outcome::repeated, std::move(*now)};
     return write_outcome{write_outcome::version_moved, std::move(*now)};
   }
 
@@ -318,24 +378,29 @@ class sqlite_store final : public slot_store {
     std::string problem;
     return exec("BEGIN IMMEDIATE", problem);
   }
-  bool commit() {
+  // Nothing, or why the commit failed (read before the rollback, which would replace it).
+  std::optional<store_failure> commit() {
     std::string problem;
-    if (exec("COMMIT", problem)) return true;
+    if (exec("COMMIT", problem)) return std::nullopt;
+    store_failure f = failed("commit");
     rollback_quietly();
-    return false;
+    return f;
   }
   void rollback_quietly() {
     std::string ignored;
     exec("ROLLBACK", ignored);
   }
+  // A busy or locked database (another process writes), a full disk or an I/O error: the
+  // client may try again later (503), nothing was written.
   store_failure failed(const char* what) {
-    const int code = sqlite3_extended_errcode(db_);
-    const bool busy = (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED;
-    return store_failure{busy ? store_failure::unavailable : store_failure::internal,
+    const int code = sqlite3_extended_errcode(db_) & 0xff;
+    const bool transient = code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL ||
+                           code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_PROTOCOL;
+    return store_failure{transient ? store_failure::unavailable : store_failure::internal,
                          std::string{"SQLite could not "} + what + ": " + sqlite3_errmsg(db_)};
   }
-  store_failure rollback(const char* what) {
-    store_failure f = failed(what);
+  store_failure rollback(const char* what) { return rollback_with(failed(what)); }
+  store_failure rollback_with(store_failure f) {
     rollback_quietly();
     return f;
   }

@@ -13,7 +13,7 @@
 namespace savekit::server::sql {
 
 // Raised by one at each change of the tables; a server refuses a newer database.
-inline constexpr std::int64_t schema_version = 1;
+inline constexpr std::int64_t schema_version = 2;
 
 // Columns of a slot entry, in the order the drivers read them: version, deleted, bytes,
 // meta, saved_at, write_id (then body, for reads).
@@ -53,10 +53,17 @@ inline constexpr const char* uncount_slot = "UPDATE players SET slots = slots - 
 inline constexpr const char* add_version =
     "INSERT INTO slot_versions (player, name, version, body, bytes, meta, saved_at, write_id, digest, created) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-// The kept version a write id made, if any.
+// What a write id made (schema 2: kept apart from the versions, which are pruned by count,
+// for a time — so that a write sent again long after is still known for itself): its
+// version, whether it was a deletion, the entry, the digest, whether it made the slot.
 inline constexpr const char* find_write =
-    "SELECT version, CAST(0 AS SMALLINT), bytes, meta, saved_at, write_id, digest, created FROM slot_versions "
+    "SELECT version, deleted, bytes, meta, saved_at, write_id, digest, created FROM slot_writes "
     "WHERE player = ?1 AND name = ?2 AND write_id = ?3";
+inline constexpr const char* add_write =
+    "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+// Forget the write ids of a slot older than ?3 (Unix microseconds).
+inline constexpr const char* prune_writes = "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND saved_at < ?3";
 // Keep the newest ?3 versions.
 inline constexpr const char* prune =
     "DELETE FROM slot_versions WHERE player = ?1 AND name = ?2 AND version <= (SELECT version FROM slot_versions "
@@ -82,11 +89,29 @@ enum statement_id {
   uncount_slot_id,
   versions_id,
   find_write_id,
+  add_write_id,
+  prune_writes_id,
   statement_count
 };
 inline constexpr const char* statement_text[statement_count] = {
-    list,   info,        read_current, read_version, replace,      add_player, count_slot,
-    create, add_version, prune,        remove,       uncount_slot, versions,   find_write};
+    list,        info,  read_current, read_version, replace,  add_player, count_slot, create,
+    add_version, prune, remove,       uncount_slot, versions, find_write, add_write,  prune_writes};
+
+// Schema 2: write ids in a table of their own (see find_write), filled from the versions
+// and deletions schema 1 kept. (A deletion's digest is "delete:N", N the version it
+// replaced: plain text, so that this migration can write it.)
+inline constexpr const char* schema_2 =
+    "CREATE TABLE slot_writes (player TEXT NOT NULL, name TEXT NOT NULL, write_id TEXT NOT NULL, version BIGINT NOT "
+    "NULL, deleted SMALLINT NOT NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, "
+    "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, write_id));"
+    "CREATE INDEX slot_writes_by_age ON slot_writes (player, name, saved_at);"
+    "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
+    "SELECT player, name, write_id, version, 0, bytes, meta, saved_at, digest, created FROM slot_versions "
+    "WHERE write_id <> '';"
+    "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
+    "SELECT player, name, write_id, version, 1, 0, '{}', saved_at, 'delete:' || CAST(version - 1 AS TEXT), 0 "
+    "FROM slots WHERE deleted = 1 AND write_id <> '' ON CONFLICT (player, name, write_id) DO NOTHING;"
+    "DROP INDEX slot_versions_by_write;";
 
 namespace sqlite {
 inline constexpr const char* schema_table =
@@ -101,6 +126,7 @@ inline constexpr const char* migrations[] = {
     "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
     "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, version));"
     "CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id);",
+    schema_2,
 };
 static_assert(sizeof migrations / sizeof *migrations == schema_version);
 }  // namespace sqlite
@@ -117,6 +143,7 @@ inline constexpr const char* migrations[] = {
     "NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, write_id TEXT NOT NULL, "
     "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, version));"
     "CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id);",
+    schema_2,
 };
 static_assert(sizeof migrations / sizeof *migrations == schema_version);
 }  // namespace postgres

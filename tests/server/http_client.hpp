@@ -11,6 +11,7 @@
 #include <boost/beast/http.hpp>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -112,8 +113,10 @@ class http_client {
 // A plain TCP connection to send bytes as they are and read what comes back.
 class raw_connection {
  public:
-  explicit raw_connection(int port) {
+  // receive_buffer: a small SO_RCVBUF (a reader that takes little at a time), 0: the default.
+  explicit raw_connection(int port, int receive_buffer = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (receive_buffer > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<std::uint16_t>(port));
@@ -156,11 +159,15 @@ class raw_connection {
       const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
       if (n <= 0) {
         closed = true;
+        reset_ = n < 0 && errno == ECONNRESET;
         return out;
       }
       out.append(buffer, static_cast<std::size_t>(n));
     }
   }
+
+  // Whether the connection ended in a reset (RST), not a clean close, when it closed.
+  bool was_reset() const { return reset_; }
 
   // Whether the server closes the connection within timeout (reading and dropping bytes).
   bool closed_within(std::chrono::milliseconds timeout) {
@@ -171,6 +178,7 @@ class raw_connection {
 
  private:
   int fd_ = -1;
+  bool reset_ = false;
 };
 
 }  // namespace test_server

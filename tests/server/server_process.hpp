@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -112,6 +113,16 @@ class server_process {
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   std::string log() const { return read_text(log_file_); }
+  // Whether the log shows `text` within timeout: a line may be written just after the
+  // client saw its effect (a connection closed at a deadline is logged once closed).
+  bool log_shows(std::string_view text, std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (log().find(text) == std::string::npos) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
 
   // SIGTERM, then the exit status (-1 if it did not exit within timeout: then SIGKILL).
   int stop(std::chrono::seconds timeout = std::chrono::seconds(30)) {

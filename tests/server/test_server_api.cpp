@@ -4,7 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "server_fixture.hpp"
 
@@ -20,6 +22,7 @@ struct listed_slot {
   std::int64_t bytes = 0;
   std::string saved_at;
   savekit::raw_json meta;
+  std::optional<std::string> write_id;
   std::optional<bool> deleted;
 };
 struct listed_slots {
@@ -30,6 +33,7 @@ struct kept_version {
   std::int64_t bytes = 0;
   std::string saved_at;
   savekit::raw_json meta;
+  std::optional<std::string> write_id;
 };
 struct kept_versions {
   std::vector<kept_version> versions;
@@ -391,6 +395,81 @@ TEST_P(ServerApi, AWriteRepeatedWithItsWriteIdIsAnsweredAsTheFirstTime) {
   EXPECT_EQ(deleted_again.header("etag"), "\"6\"");
 }
 
+TEST_P(ServerApi, AWriteIdIsRememberedLongerThanItsVersionIsKept) {
+  auto server = start_server({"--keep-versions", "2"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  auto send = [&](const std::string& method, const header_list& condition, const std::string& id,
+                  const std::string& body = {}) {
+    return c.request(method, "/v1/slots/s", with(with(me, condition), {{"Savekit-Write-Id", id}}), body);
+  };
+  ASSERT_EQ(send("PUT", create_only, "w-1", "a").status, 201);
+  ASSERT_EQ(send("PUT", replacing(1), "w-2", "b").status, 200);
+  ASSERT_EQ(send("PUT", replacing(2), "w-3", "c").status, 200);
+  ASSERT_EQ(send("DELETE", replacing(3), "d-1").status, 204);  // version 4; versions 2 and 3 kept
+  // A device wakes up and sends its creation again, long after: the first answer, and the
+  // deletion another device made stays.
+  reply create_again = send("PUT", create_only, "w-1", "a");
+  EXPECT_EQ(create_again.status, 201);
+  EXPECT_EQ(create_again.header("etag"), "\"1\"");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).status, 404) << "still deleted";
+  reply replace_again = send("PUT", replacing(1), "w-2", "b");
+  EXPECT_EQ(replace_again.status, 200) << "its own write, not a conflict";
+  EXPECT_EQ(replace_again.header("etag"), "\"2\"");
+  // The 409 for an id reused for another write names the version that id made.
+  reply reused = send("PUT", replacing(3), "w-1", "other");
+  EXPECT_EQ(reused.status, 409);
+  const error_document why = error_of(reused);
+  EXPECT_EQ(why.error.code, "write_id_reused");
+  ASSERT_TRUE(why.error.slot);
+  EXPECT_EQ(why.error.slot->version, 1);
+  EXPECT_EQ(why.error.slot->write_id, "w-1");
+  // A deletion's id names that deletion: sent again, the first answer; for a write, 409.
+  reply delete_again = send("DELETE", replacing(3), "d-1");
+  EXPECT_EQ(delete_again.status, 204);
+  EXPECT_EQ(delete_again.header("etag"), "\"4\"");
+  EXPECT_EQ(send("PUT", replacing(4), "d-1", "x").status, 409);
+  // Every entry says which write made it.
+  ASSERT_EQ(send("PUT", create_only, "w-9", "z").status, 201);
+  auto listed = savekit::from_json<listed_slots>(c.request("GET", "/v1/slots", me).body);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->slots.size(), 1u);
+  EXPECT_EQ(listed->slots[0].write_id, "w-9");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).header("savekit-write-id"), "w-9");
+  auto kept = savekit::from_json<kept_versions>(c.request("GET", "/v1/slots/s/versions", me).body);
+  ASSERT_TRUE(kept);
+  ASSERT_FALSE(kept->versions.empty());
+  EXPECT_EQ(kept->versions[0].write_id, "w-9");
+}
+
+TEST_P(ServerApi, WriteIdsAreForgottenAfterKeepWriteIds) {
+  auto server = start_server({"--keep-write-ids", "1s"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(
+      c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-1"}}), "a").status,
+      201);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  // The next write forgets the ids older than a second: w-1 is a new write now.
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", with(me, replacing(1)), "b").status, 200);
+  EXPECT_EQ(
+      c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-1"}}), "a").status,
+      412);
+}
+
+TEST_P(ServerApi, NoAnswerIsKeptByCaches) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  EXPECT_EQ(c.request("PUT", "/v1/slots/s", with(me, create_only), "a").header("cache-control"), "no-store");
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).header("cache-control"), "no-store");
+  EXPECT_EQ(c.request("GET", "/v1/slots", me).header("cache-control"), "no-store");
+  EXPECT_EQ(c.request("PUT", "/v1/slots/s", with(me, create_only), "a").header("cache-control"), "no-store");
+}
+
 TEST_P(ServerApi, MetadataIsKeptAsCompactJsonWithEachKeyOnce) {
   auto server = start_server();
   ASSERT_TRUE(server);
@@ -481,6 +560,73 @@ TEST_P(ServerApi, TheSchemaIsCreatedKeptAndANewerOneRefused) {
   auto newer = server_process::start(dir_.path(), "newer", db, creds_.secret_file.string(), {}, refused);
   EXPECT_FALSE(newer) << "a server must not open a database of a newer schema";
   EXPECT_NE(refused.find("newer than this server"), std::string::npos) << refused;
+}
+
+TEST_P(ServerApi, AWriteThatFailsHalfWayCommitsNothingAndTheNextWriteIsItsOwn) {
+  // The driver throws inside the write, after its compare-and-set (as std::bad_alloc could).
+  ::setenv("SAVEKIT_SERVER_TEST_FAULT_SLOT", "boom", 1);
+  auto server = start_server({"--db-pool", "1"});
+  ::unsetenv("SAVEKIT_SERVER_TEST_FAULT_SLOT");
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/a", with(me, create_only), "a1").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/boom", with(me, create_only), "x").status, 500);
+  // The one connection's next write commits itself only, and is not refused.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/a", with(me, replacing(1)), "a2").status, 200);
+  EXPECT_EQ(c.request("GET", "/v1/slots/a", me).body, "a2");
+  auto listed = savekit::from_json<listed_slots>(c.request("GET", "/v1/slots", me).body);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->slots.size(), 1u) << "nothing of the failed write is there";
+  EXPECT_EQ(listed->slots[0].name, "a");
+  EXPECT_EQ(c.request("GET", "/v1/slots/boom", me).status, 404);
+}
+
+TEST_P(ServerApi, SchemaOneMovesToTwoKeepingWhatItsWriteIdsMade) {
+  std::string db;
+  std::string problem;
+  test_postgres* pg = GetParam() == "postgresql" ? shared_postgres(problem) : nullptr;
+  const std::string name = "migrate_" + std::to_string(::getpid());
+  if (pg) {
+    ASSERT_TRUE(pg->create_database(name, problem)) << problem;
+    db = pg->url(name);
+  } else {
+    db = database();
+  }
+  const auto me = auth(unique_player());
+  {
+    auto first = start_server({}, db);
+    ASSERT_TRUE(first);
+    http_client c(first->port());
+    ASSERT_EQ(
+        c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-1"}}), "a").status,
+        201);
+    ASSERT_EQ(c.request("DELETE", "/v1/slots/s", with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "d-1"}})).status,
+              204);
+    EXPECT_EQ(first->stop(), 0);
+  }
+  // Back to schema 1 as it was: write ids only in the kept versions and the slots.
+  const std::string downgrade =
+      "DROP TABLE slot_writes; CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id); "
+      "UPDATE savekit_schema SET version = 1 WHERE id = 1";
+  if (pg) {
+    pg->query(name, downgrade);
+  } else {
+    sqlite3* handle = nullptr;
+    ASSERT_EQ(sqlite3_open(db.substr(7).c_str(), &handle), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(handle, downgrade.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(handle);
+  }
+  auto second = start_server({}, db);
+  ASSERT_TRUE(second);
+  http_client c(second->port());
+  reply created = c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-1"}}), "a");
+  EXPECT_EQ(created.status, 201);
+  EXPECT_EQ(created.header("etag"), "\"1\"") << "the creation is known after the migration";
+  reply deleted = c.request("DELETE", "/v1/slots/s", with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "d-1"}}));
+  EXPECT_EQ(deleted.status, 204);
+  EXPECT_EQ(deleted.header("etag"), "\"2\"") << "so is the deletion";
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).status, 404);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ServerApi, ::testing::ValuesIn(backends()), backend_name);
