@@ -409,6 +409,7 @@ api_response api::put_slot(const admission& a, const api_request& r) {
   q.keep_versions = limits_.keep_versions;
   q.max_slots = limits_.max_slots;
   q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
+  q.keep_write_ids = limits_.write_ids_per_slot;
   auto written = store_.put(q);
   if (!written) return from_store(written.failure());
   switch (written->kind) {
@@ -439,6 +440,7 @@ api_response api::delete_slot(const admission& a, const api_request& r) {
   q.expected_version = *a.condition->version;
   q.saved_at_us = unix_micros(now());
   q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
+  q.keep_write_ids = limits_.write_ids_per_slot;
   auto removed = store_.remove(q);
   if (!removed) return from_store(removed.failure());
   if (removed->kind == write_outcome::write_id_reused) return write_id_reused(q.write_id, *removed->slot);

@@ -323,7 +323,7 @@ asio::awaitable<void> close_stream(Stream& stream, server_state& s) {
 }
 
 // After an answer that leaves a body unread: the connection closes the way nginx's
-// lingering close does — what still arrives (up to 1 MiB, for 2 s) is read and dropped,
+// lingering close does — what still arrives (up to a save's size, for 2 s) is read and dropped,
 // so that the kernel does not reset the connection and destroy the answer before the
 // client has read it (a player with an expired token must see the 401).
 template <class Stream>
@@ -333,7 +333,7 @@ asio::awaitable<void> close_lingering(Stream& stream, server_state& s) {
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     std::array<char, 16384> scratch;
     error_code ec;
-    for (std::size_t dropped = 0; dropped < (std::size_t{1} << 20) && !ec;)
+    for (std::uint64_t dropped = 0; dropped < s.options.max_body_bytes && !ec;)
       dropped += co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(use_awaitable, ec));
   }
 }
@@ -463,10 +463,10 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       preflight.status = 204;
       preflight.content_type.clear();
       preflight.route = "preflight";
-      preflight.headers = {
-          {"Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE"},
-          {"Access-Control-Allow-Headers", "Authorization, If-Match, If-None-Match, Savekit-Meta, Savekit-Write-Id"},
-          {"Access-Control-Max-Age", "600"}};
+      preflight.headers = {{"Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE"},
+                           {"Access-Control-Allow-Headers",
+                            "Authorization, Content-Type, If-Match, If-None-Match, Savekit-Meta, Savekit-Write-Id"},
+                           {"Access-Control-Max-Age", "600"}};
       const bool keep = parser.is_done() && req.keep_alive() && !s.stopping;
       if (!co_await answer_request(s, stream, std::move(preflight), at, 0, keep, !parser.is_done())) co_return;
       continue;
@@ -504,12 +504,16 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     if (has_body) {
       // A chunked body is charged the largest it may be: its size is not known before.
       const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
-      body_bytes = s.budget.take(expected);
-      if (body_bytes) player_bytes = s.shares.take(admitted.player, expected);
-      if (!body_bytes || !player_bytes) {
+      // The player's share first, then the allowance: a refused upload takes neither (and
+      // its lingering close holds nothing of them).
+      player_bytes = s.shares.take(admitted.player, expected);
+      if (player_bytes) body_bytes = s.budget.take(expected);
+      if (!player_bytes || !body_bytes) {
         // (Made before the co_await: g++ 12 destroys a conditional's temporary in a
         // co_await expression twice.)
-        api_response refusal = !body_bytes ? too_many_bodies() : player_busy();
+        api_response refusal = !player_bytes ? player_busy() : too_many_bodies();
+        player_bytes.reset();
+        body_bytes.release();
         co_await refuse(std::move(refusal));
         co_return;
       }
@@ -618,8 +622,10 @@ bool evict_longest_idle(server_state& s) {
   if (!oldest) return false;
   s.counters.connection_evicted();
   asio::post(oldest->strand, [h = oldest] {
-    if (h->kept_idle && h->stream) h->stream->cancel();
-    h->evicting = false;
+    if (h->kept_idle && h->stream)
+      h->stream->cancel();  // it closes: it stays marked, so that it is not chosen again
+    else
+      h->evicting = false;  // it took a request meanwhile: it goes on
   });
   return true;
 }

@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--keep-write-ids", keep_write_ids,
                         "how long a Savekit-Write-Id is remembered, so that a write sent again is answered as the "
                         "first time: 30d, 12h, ... (default 30d)");
+  serve_cmd
+      ->add_option("--write-ids-per-slot", limits.write_ids_per_slot,
+                   "write ids remembered per slot at most, the newest (default 1000)")
+      ->check(CLI::Range(1u, 1000000u));
   serve_cmd->add_option("--rate", limits.rate_per_second,
                         "requests per second per player and server process, 0 for no limit (default 20)");
   serve_cmd->add_option("--burst", limits.burst, "requests a player may send at once above --rate (default 40)")
@@ -153,28 +157,15 @@ int main(int argc, char** argv) {
   ::umask(077);
   pool.query_timeout_ms = static_cast<std::uint32_t>(std::max(1.0, db_timeout) * 1000);
   logger log;
-  auto write_id_lifetime = parse_duration(keep_write_ids);
-  if (!write_id_lifetime) return fail("--keep-write-ids: " + write_id_lifetime.error().message());
-  limits.keep_write_ids = std::chrono::duration_cast<std::chrono::seconds>(*write_id_lifetime);
-  auto secret = token_secret::from_file(secret_file);
-  if (!secret) {
-    log.event("error", "secret", secret.error().message());
-    return 1;
-  }
-  struct stat st {};
-  if (::stat(secret_file.c_str(), &st) == 0 && (st.st_mode & 0077))
-    log.event("warn", "secret", "the secret file " + secret_file + " is readable by others than its owner");
-  auto store = open_slot_store(db, pool);
-  if (!store) {
-    log.event("error", "database", store.failure().message);
-    return 1;
-  }
-  log.event("info", "database", std::string{"opened "} + std::string{(*store)->driver()} + " database");
   http.max_body_bytes = limits.max_save_bytes;
+  // The options, checked before anything is opened.
   if (http.max_inflight_bytes < limits.max_save_bytes)
     return fail("--max-inflight-bytes (" + std::to_string(http.max_inflight_bytes) +
                 ") must hold at least one save of --max-save-bytes (" + std::to_string(limits.max_save_bytes) + ")");
   if (http.min_rate == 0) return fail("--min-rate is at least 1 byte per second");
+  if (http.max_connections == 0) return fail("--max-connections is at least 1");
+  for (double seconds : {header_timeout, body_timeout, idle_timeout, shutdown_timeout, db_timeout})
+    if (!(seconds > 0)) return fail("a timeout is a number of seconds above 0");
   // Every connection and database connection is a file descriptor: the soft limit goes up
   // to the hard one, and --max-connections comes down to what fits (then the 503 "too many
   // connections" is what a client sees, not an accept that fails).
@@ -192,6 +183,23 @@ int main(int argc, char** argv) {
       http.max_connections = static_cast<std::uint32_t>(fits);
     }
   }
+  auto write_id_lifetime = parse_duration(keep_write_ids);
+  if (!write_id_lifetime) return fail("--keep-write-ids: " + write_id_lifetime.error().message());
+  limits.keep_write_ids = std::chrono::duration_cast<std::chrono::seconds>(*write_id_lifetime);
+  auto secret = token_secret::from_file(secret_file);
+  if (!secret) {
+    log.event("error", "secret", secret.error().message());
+    return 1;
+  }
+  struct stat st {};
+  if (::stat(secret_file.c_str(), &st) == 0 && (st.st_mode & 0077))
+    log.event("warn", "secret", "the secret file " + secret_file + " is readable by others than its owner");
+  auto store = open_slot_store(db, pool);
+  if (!store) {
+    log.event("error", "database", store.failure().message);
+    return 1;
+  }
+  log.event("info", "database", std::string{"opened "} + std::string{(*store)->driver()} + " database");
   http.header_timeout = seconds_option(header_timeout);
   http.body_timeout = seconds_option(body_timeout);
   http.idle_timeout = seconds_option(idle_timeout);

@@ -254,7 +254,9 @@ class connection {
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return r;
     const std::string state = r.sqlstate();
     problem.message = std::string{"PostgreSQL: "} + PQerrorMessage(conn_);
-    problem.retry = state == "40001" || state == "40P01";
+    // 23505: two attempts under one write id for different writes raced past the lookup;
+    // tried again, the lookup finds the winner's (409 write_id_reused, not 500).
+    problem.retry = state == "40001" || state == "40P01" || state == "23505";
     problem.unavailable = PQstatus(conn_) != CONNECTION_OK || try_again_later(state);
     if (PQstatus(conn_) != CONNECTION_OK) drop();
     return std::nullopt;
@@ -366,7 +368,8 @@ class postgres_store final : public slot_store {
                   param(q.saved_at_us), param(q.write_id), param(q.digest), param(std::int64_t{creates})},
                  p) ||
           !c.run(sql::prune_id, {param(q.player), param(q.name), param(std::int64_t{q.keep_versions})}, p) ||
-          !remember_write(c, q.player, q.write_id, e, q.digest, creates, q.forget_writes_before_us, p) ||
+          !remember_write(c, q.player, q.write_id, e, q.digest, creates, q.forget_writes_before_us, q.keep_write_ids,
+                          p) ||
           !c.simple("COMMIT", p))
         return std::nullopt;
       return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
@@ -394,7 +397,7 @@ class postgres_store final : public slot_store {
       }
       slot_entry e{std::string{q.name}, changed->integer(0, 0), 0, q.saved_at_us, "{}", std::string{q.write_id}, true};
       if (!c.run(sql::uncount_slot_id, {param(q.player)}, p) ||
-          !remember_write(c, q.player, q.write_id, e, digest, false, q.forget_writes_before_us, p) ||
+          !remember_write(c, q.player, q.write_id, e, digest, false, q.forget_writes_before_us, q.keep_write_ids, p) ||
           !c.simple("COMMIT", p))
         return std::nullopt;
       return write_outcome{write_outcome::deleted, std::move(e)};
@@ -534,14 +537,18 @@ class postgres_store final : public slot_store {
 
   // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
   bool remember_write(connection& c, std::string_view player, std::string_view write_id, const slot_entry& e,
-                      std::string_view digest, bool created, std::int64_t forget_before_us, pg_problem& p) {
+                      std::string_view digest, bool created, std::int64_t forget_before_us, std::uint32_t keep,
+                      pg_problem& p) {
     if (!write_id.empty() &&
         !c.run(sql::add_write_id,
                {param(player), param(e.name), param(write_id), param(e.version), param(std::int64_t{e.deleted}),
                 param(e.bytes), param(e.meta), param(e.saved_at_us), param(digest), param(std::int64_t{created})},
                p))
       return false;
-    return c.run(sql::prune_writes_id, {param(player), param(e.name), param(forget_before_us)}, p).has_value();
+    return c
+        .run(sql::prune_writes_id, {param(player), param(e.name), param(forget_before_us), param(std::int64_t{keep})},
+             p)
+        .has_value();
   }
 
   // A write whose compare-and-set found no row (its transaction ended): the first answer

@@ -61,6 +61,7 @@ struct put_request {
   std::uint32_t keep_versions = 5;           // the newest kept for restore
   std::uint32_t max_slots = 100;             // live slots per player
   std::int64_t forget_writes_before_us = 0;  // write ids of writes older than this are forgotten
+  std::uint32_t keep_write_ids = 1000;       // and all but the newest this many of the slot's
 };
 
 struct remove_request {
@@ -68,6 +69,7 @@ struct remove_request {
   std::int64_t expected_version = 0;
   std::int64_t saved_at_us = 0;
   std::int64_t forget_writes_before_us = 0;
+  std::uint32_t keep_write_ids = 1000;
 };
 
 // What a deletion is, for its write id (plain text, unlike a put's hash: schema 2's

@@ -218,9 +218,10 @@ class sqlite_store final : public slot_store {
       return rollback("prune old versions");
     slot_entry e{std::string{r.name},     *version, std::int64_t(r.body.size()), r.saved_at_us, std::string{r.meta},
                  std::string{r.write_id}, false};
-    if (!remember_write(r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us))
+    if (!remember_write(r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us, r.keep_write_ids))
       return rollback("keep the write id");
     if (auto problem = commit()) return *problem;
+    writes_failing_.clear();
     note_answer();
     return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
   }
@@ -247,9 +248,10 @@ class sqlite_store final : public slot_store {
     }
     if (!step_done(statements_[sql::uncount_slot_id].bind(r.player))) return rollback("count the slot");
     slot_entry e{std::string{r.name}, *version, 0, r.saved_at_us, "{}", std::string{r.write_id}, true};
-    if (!remember_write(r.player, r.write_id, e, digest, false, r.forget_writes_before_us))
+    if (!remember_write(r.player, r.write_id, e, digest, false, r.forget_writes_before_us, r.keep_write_ids))
       return rollback("keep the write id");
     if (auto problem = commit()) return *problem;
+    writes_failing_.clear();
     note_answer();
     return write_outcome{write_outcome::deleted, std::move(e)};
   }
@@ -269,6 +271,7 @@ class sqlite_store final : public slot_store {
     std::lock_guard lock(mutex_);
     std::string problem;
     if (!exec("SELECT 1", problem)) return store_failure{store_failure::internal, problem};
+    if (!writes_failing_.empty()) return store_failure{store_failure::unavailable, writes_failing_};
     return true;
   }
 
@@ -338,12 +341,12 @@ class sqlite_store final : public slot_store {
 
   // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
   bool remember_write(std::string_view player, std::string_view write_id, const slot_entry& e, std::string_view digest,
-                      bool created, std::int64_t forget_before_us) {
+                      bool created, std::int64_t forget_before_us, std::uint32_t keep) {
     if (!write_id.empty() &&
         !step_done(statements_[sql::add_write_id].bind(player, e.name, write_id, e.version, std::int64_t{e.deleted},
                                                        e.bytes, e.meta, e.saved_at_us, digest, std::int64_t{created})))
       return false;
-    return step_done(statements_[sql::prune_writes_id].bind(player, e.name, forget_before_us));
+    return step_done(statements_[sql::prune_writes_id].bind(player, e.name, forget_before_us, std::int64_t{keep}));
   }
 
   // A write whose precondition failed: the slot as it is.
@@ -392,12 +395,16 @@ class sqlite_store final : public slot_store {
   }
   // A busy or locked database (another process writes), a full disk or an I/O error: the
   // client may try again later (503), nothing was written.
+  // A full disk or an I/O error lasts until someone acts: /healthz says so too (ping) until
+  // a write goes through again, so that a load balancer stops sending writes here.
   store_failure failed(const char* what) {
     const int code = sqlite3_extended_errcode(db_) & 0xff;
-    const bool transient = code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_FULL ||
-                           code == SQLITE_IOERR || code == SQLITE_CANTOPEN || code == SQLITE_PROTOCOL;
-    return store_failure{transient ? store_failure::unavailable : store_failure::internal,
-                         std::string{"SQLite could not "} + what + ": " + sqlite3_errmsg(db_)};
+    const bool lasting = code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
+    const bool transient = lasting || code == SQLITE_BUSY || code == SQLITE_LOCKED || code == SQLITE_PROTOCOL;
+    store_failure f{transient ? store_failure::unavailable : store_failure::internal,
+                    std::string{"SQLite could not "} + what + ": " + sqlite3_errmsg(db_)};
+    if (lasting) writes_failing_ = f.message;
+    return f;
   }
   store_failure rollback(const char* what) { return rollback_with(failed(what)); }
   store_failure rollback_with(store_failure f) {
@@ -409,6 +416,7 @@ class sqlite_store final : public slot_store {
   std::mutex mutex_;
   std::vector<statement> statements_;
   bool failed_step_ = false;
+  std::string writes_failing_;  // why the last write failed, while it lasts (a full disk)
 };
 
 }  // namespace

@@ -62,8 +62,11 @@ inline constexpr const char* find_write =
 inline constexpr const char* add_write =
     "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-// Forget the write ids of a slot older than ?3 (Unix microseconds).
-inline constexpr const char* prune_writes = "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND saved_at < ?3";
+// Forget the write ids of a slot older than ?3 (Unix microseconds), and all but its newest ?4
+// (however fast a player writes, a slot remembers a bounded number).
+inline constexpr const char* prune_writes =
+    "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND (saved_at < ?3 OR version <= (SELECT version FROM "
+    "slot_writes WHERE player = ?1 AND name = ?2 ORDER BY version DESC LIMIT 1 OFFSET ?4))";
 // Keep the newest ?3 versions.
 inline constexpr const char* prune =
     "DELETE FROM slot_versions WHERE player = ?1 AND name = ?2 AND version <= (SELECT version FROM slot_versions "
@@ -107,7 +110,7 @@ inline constexpr const char* schema_2 =
     "CREATE INDEX slot_writes_by_age ON slot_writes (player, name, saved_at);"
     "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
     "SELECT player, name, write_id, version, 0, bytes, meta, saved_at, digest, created FROM slot_versions "
-    "WHERE write_id <> '';"
+    "WHERE write_id <> '' ON CONFLICT (player, name, write_id) DO NOTHING;"
     "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
     "SELECT player, name, write_id, version, 1, 0, '{}', saved_at, 'delete:' || CAST(version - 1 AS TEXT), 0 "
     "FROM slots WHERE deleted = 1 AND write_id <> '' ON CONFLICT (player, name, write_id) DO NOTHING;"

@@ -459,6 +459,22 @@ TEST_P(ServerApi, WriteIdsAreForgottenAfterKeepWriteIds) {
       412);
 }
 
+TEST_P(ServerApi, ASlotRemembersAtMostWriteIdsPerSlot) {
+  auto server = start_server({"--write-ids-per-slot", "2"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  auto put = [&](const header_list& condition, const std::string& id, const std::string& body) {
+    return c.request("PUT", "/v1/slots/s", with(with(me, condition), {{"Savekit-Write-Id", id}}), body).status;
+  };
+  ASSERT_EQ(put(create_only, "w-1", "a"), 201);
+  ASSERT_EQ(put(replacing(1), "w-2", "b"), 200);
+  EXPECT_EQ(put(replacing(1), "w-2", "b"), 200) << "remembered";
+  ASSERT_EQ(put(replacing(2), "w-3", "c"), 200);
+  EXPECT_EQ(put(create_only, "w-1", "a"), 412) << "the oldest of three is forgotten";
+  EXPECT_EQ(put(replacing(1), "w-2", "b"), 200) << "the newest two are not";
+}
+
 TEST_P(ServerApi, NoAnswerIsKeptByCaches) {
   auto server = start_server();
   ASSERT_TRUE(server);
@@ -603,11 +619,19 @@ TEST_P(ServerApi, SchemaOneMovesToTwoKeepingWhatItsWriteIdsMade) {
         201);
     ASSERT_EQ(c.request("DELETE", "/v1/slots/s", with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "d-1"}})).status,
               204);
+    ASSERT_EQ(
+        c.request("PUT", "/v1/slots/t", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-7"}}), "t").status,
+        201);
+    ASSERT_EQ(
+        c.request("PUT", "/v1/slots/t", with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "w-8"}}), "u").status,
+        200);
     EXPECT_EQ(first->stop(), 0);
   }
-  // Back to schema 1 as it was: write ids only in the kept versions and the slots.
+  // Back to schema 1 as it was: write ids only in the kept versions and the slots — one of
+  // them twice, as schema 1 could end up with (two racing attempts).
   const std::string downgrade =
       "DROP TABLE slot_writes; CREATE INDEX slot_versions_by_write ON slot_versions (player, name, write_id); "
+      "UPDATE slot_versions SET write_id = 'w-7' WHERE name = 't' AND version = 2; "
       "UPDATE savekit_schema SET version = 1 WHERE id = 1";
   if (pg) {
     pg->query(name, downgrade);

@@ -316,6 +316,31 @@ TEST_P(ServerFaults, OnePlayerCannotHoldTheWholeMemoryForBodies) {
   EXPECT_EQ(first.receive(5s, closed).rfind("HTTP/1.1 201", 0), 0u);
 }
 
+TEST_P(ServerFaults, ARefusedUploadHoldsNoMemoryWhileItsConnectionCloses) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--max-inflight-bytes", "2500000", "--max-player-inflight-bytes", "1500000",
+                              "--max-save-bytes", "1000000", "--rate", "0"});
+  ASSERT_TRUE(server);
+  const std::string alice = creds_.token(unique_player()), bob = creds_.token(unique_player());
+  const std::string body(1000000, 'b');
+  raw_connection holding(server->port());
+  ASSERT_TRUE(holding.send(put_request(alice, "one", body.size()) + body.substr(0, 1000)));
+  std::this_thread::sleep_for(300ms);
+  // Alice's next uploads are past her share: refused, and their connections close slowly
+  // (lingering), holding nothing meanwhile.
+  std::vector<std::unique_ptr<raw_connection>> refused;
+  for (int i = 0; i < 3; ++i) {
+    refused.push_back(std::make_unique<raw_connection>(server->port()));
+    ASSERT_TRUE(refused.back()->send(put_request(alice, "more" + std::to_string(i), body.size())));
+    bool closed = false;
+    EXPECT_EQ(refused.back()->receive(1s, closed).rfind("HTTP/1.1 429", 0), 0u);
+  }
+  http_client c(server->port());
+  EXPECT_EQ(
+      c.request("PUT", "/v1/slots/two", {{"Authorization", "Bearer " + bob}, {"If-None-Match", "*"}}, body).status,
+      201);
+}
+
 TEST_P(ServerFaults, TheAnswerToAWriteIsNeverTakenBackForLackOfMemory) {
   if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
   auto server = start_server({"--max-inflight-bytes", "1048576", "--max-save-bytes", "1048576"});
@@ -391,6 +416,7 @@ TEST_P(ServerFaults, APageOfAnAllowedOriginMayCallFromABrowser) {
   EXPECT_NE(allowed.find("Access-Control-Allow-Origin: https://game.example"), std::string::npos) << allowed;
   EXPECT_NE(allowed.find("Access-Control-Allow-Methods: GET, HEAD, PUT, DELETE"), std::string::npos);
   EXPECT_NE(allowed.find("Savekit-Write-Id"), std::string::npos);
+  EXPECT_NE(allowed.find("Content-Type"), std::string::npos);
   http_client c(server->port());
   reply page =
       c.request("GET", "/v1/slots", {{"Authorization", "Bearer " + token}, {"Origin", "https://game.example"}});
@@ -530,6 +556,20 @@ TEST_P(ServerFaults, TheSecretAndTheDatabaseAreTheServersAloneAndListenIsChecked
                          creds_.secret_file.string()},
                         out),
             0);
+  // Options that cannot work are refused before the database is opened (or created).
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--max-connections", "0"},
+                                              {"--body-timeout", "0"},
+                                              {"--min-rate", "0"},
+                                              {"--max-inflight-bytes", "1000", "--max-save-bytes", "2000"},
+                                              {"--db", "sqlite::memory:"},
+                                              {"--db", "sqlite:"}}) {
+    const std::string fresh = database();
+    std::vector<std::string> argv = {server_binary(), "serve",         "--db",
+                                     fresh,           "--secret-file", creds_.secret_file.string()};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    EXPECT_NE(run_command(argv, out), 0) << bad[0];
+    EXPECT_FALSE(std::filesystem::exists(fresh.substr(7))) << bad[0] << ": the database was opened";
+  }
 }
 
 // A PostgreSQL that stops answering (SIGSTOP: no reset, no error, nothing) makes requests
