@@ -271,9 +271,9 @@ asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer
   body_budget::lease held;
   std::optional<player_shares::lease> share;
   if (at.reads && !at.head && answer.body.size() > small_answer_bytes) {
-    held = s.budget.take(answer.body.size());
-    if (held) share = s.shares.take(answer.player.value_or(""), answer.body.size());
-    if (!held || !share) answer = !held ? too_many_bodies() : player_busy();
+    share = s.shares.take(answer.player.value_or(""), answer.body.size());
+    if (share) held = s.budget.take(answer.body.size());
+    if (!share || !held) answer = !share ? player_busy() : too_many_bodies();
   }
   body_bytes = at.head ? 0 : answer.body.size();
   auto fill = [&](auto& res) {
@@ -451,7 +451,15 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     at.reads = at.head || req.method() == http::verb::get;
     at.version = req.version();
     at.cors = cors_headers(s, header_of(req, "Origin"));
-    auto refuse = [&](api_response answer) { return answer_request(s, stream, std::move(answer), at, 0, false, true); };
+    // What a body holds of the memory allowances (taken once the headers admit it); a refusal
+    // gives it back before it is answered, so that its lingering close holds nothing.
+    body_budget::lease body_bytes;
+    std::optional<player_shares::lease> player_bytes;
+    auto refuse = [&](api_response answer) {
+      body_bytes.release();
+      player_bytes.reset();
+      return answer_request(s, stream, std::move(answer), at, 0, false, true);
+    };
     if (auto problem = framing_problem(req)) {
       co_await refuse(std::move(*problem));
       co_return;
@@ -499,8 +507,6 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       if (!co_await answer_request(s, stream, std::move(*admitted.answer), at, 0, keep, has_body)) co_return;
       continue;
     }
-    body_budget::lease body_bytes;
-    std::optional<player_shares::lease> player_bytes;
     if (has_body) {
       // A chunked body is charged the largest it may be: its size is not known before.
       const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
@@ -512,8 +518,6 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
         // (Made before the co_await: g++ 12 destroys a conditional's temporary in a
         // co_await expression twice.)
         api_response refusal = !player_bytes ? player_busy() : too_many_bodies();
-        player_bytes.reset();
-        body_bytes.release();
         co_await refuse(std::move(refusal));
         co_return;
       }
