@@ -29,7 +29,7 @@ struct api_limits {
   // How long a write id is remembered (whatever becomes of the version it made): a write
   // sent again within it is answered as the first time.
   std::chrono::seconds keep_write_ids = std::chrono::hours(24 * 30);
-  std::uint32_t write_ids_per_slot = 1000;  // and at most this many per slot, the newest
+  std::uint32_t write_ids_per_slot = 1000;  // and only those of a slot's newest this many versions
   double rate_per_second = 20;              // requests per player and server process; 0: no limit
   double burst = 40;
 };

@@ -299,6 +299,12 @@ asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer
   fill(res);
   res.body() = std::move(answer.body);
   res.prepare_payload();
+  if (res.body().size() <= small_answer_bytes) {  // fits a socket's buffers: one write
+    lowest.expires_after(s.options.body_timeout);
+    co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+    co_return !ec;
+  }
+  // A large answer: written piece by piece, each with the deadline its progress earned.
   http::response_serializer<http::string_body> serializer{res};
   const auto begun = std::chrono::steady_clock::now();
   std::uint64_t sent = 0;

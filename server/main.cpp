@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
                         "first time: 30d, 12h, ... (default 30d)");
   serve_cmd
       ->add_option("--write-ids-per-slot", limits.write_ids_per_slot,
-                   "write ids remembered per slot at most, the newest (default 1000)")
+                   "a slot remembers the write ids of its newest this many versions at most (default 1000)")
       ->check(CLI::Range(1u, 1000000u));
   serve_cmd->add_option("--rate", limits.rate_per_second,
                         "requests per second per player and server process, 0 for no limit (default 20)");

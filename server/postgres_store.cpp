@@ -545,10 +545,8 @@ class postgres_store final : public slot_store {
                 param(e.bytes), param(e.meta), param(e.saved_at_us), param(digest), param(std::int64_t{created})},
                p))
       return false;
-    return c
-        .run(sql::prune_writes_id, {param(player), param(e.name), param(forget_before_us), param(std::int64_t{keep})},
-             p)
-        .has_value();
+    return c.run(sql::prune_old_writes_id, {param(player), param(e.name), param(forget_before_us)}, p) &&
+           c.run(sql::prune_many_writes_id, {param(player), param(e.name), param(e.version - std::int64_t{keep})}, p);
   }
 
   // A write whose compare-and-set found no row (its transaction ended): the first answer

@@ -61,7 +61,7 @@ struct put_request {
   std::uint32_t keep_versions = 5;           // the newest kept for restore
   std::uint32_t max_slots = 100;             // live slots per player
   std::int64_t forget_writes_before_us = 0;  // write ids of writes older than this are forgotten
-  std::uint32_t keep_write_ids = 1000;       // and all but the newest this many of the slot's
+  std::uint32_t keep_write_ids = 1000;       // and those of versions older than the newest this many
 };
 
 struct remove_request {

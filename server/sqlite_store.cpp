@@ -346,7 +346,8 @@ class sqlite_store final : public slot_store {
         !step_done(statements_[sql::add_write_id].bind(player, e.name, write_id, e.version, std::int64_t{e.deleted},
                                                        e.bytes, e.meta, e.saved_at_us, digest, std::int64_t{created})))
       return false;
-    return step_done(statements_[sql::prune_writes_id].bind(player, e.name, forget_before_us, std::int64_t{keep}));
+    return step_done(statements_[sql::prune_old_writes_id].bind(player, e.name, forget_before_us)) &&
+           step_done(statements_[sql::prune_many_writes_id].bind(player, e.name, e.version - std::int64_t{keep}));
   }
 
   // A write whose precondition failed: the slot as it is.

@@ -62,11 +62,13 @@ inline constexpr const char* find_write =
 inline constexpr const char* add_write =
     "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-// Forget the write ids of a slot older than ?3 (Unix microseconds), and all but its newest ?4
-// (however fast a player writes, a slot remembers a bounded number).
-inline constexpr const char* prune_writes =
-    "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND (saved_at < ?3 OR version <= (SELECT version FROM "
-    "slot_writes WHERE player = ?1 AND name = ?2 ORDER BY version DESC LIMIT 1 OFFSET ?4))";
+// Forget a slot's write ids older than ?3 (Unix microseconds), and those of versions up to
+// ?3 (the newest version less --write-ids-per-slot): each a range of an index, so that a
+// write costs the same however many ids the slot remembers.
+inline constexpr const char* prune_old_writes =
+    "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND saved_at < ?3";
+inline constexpr const char* prune_many_writes =
+    "DELETE FROM slot_writes WHERE player = ?1 AND name = ?2 AND version <= ?3";
 // Keep the newest ?3 versions.
 inline constexpr const char* prune =
     "DELETE FROM slot_versions WHERE player = ?1 AND name = ?2 AND version <= (SELECT version FROM slot_versions "
@@ -93,12 +95,13 @@ enum statement_id {
   versions_id,
   find_write_id,
   add_write_id,
-  prune_writes_id,
+  prune_old_writes_id,
+  prune_many_writes_id,
   statement_count
 };
 inline constexpr const char* statement_text[statement_count] = {
-    list,        info,  read_current, read_version, replace,  add_player, count_slot, create,
-    add_version, prune, remove,       uncount_slot, versions, find_write, add_write,  prune_writes};
+    list,  info,   read_current, read_version, replace,    add_player, count_slot,       create,           add_version,
+    prune, remove, uncount_slot, versions,     find_write, add_write,  prune_old_writes, prune_many_writes};
 
 // Schema 2: write ids in a table of their own (see find_write), filled from the versions
 // and deletions schema 1 kept. (A deletion's digest is "delete:N", N the version it
@@ -108,6 +111,7 @@ inline constexpr const char* schema_2 =
     "NULL, deleted SMALLINT NOT NULL, bytes BIGINT NOT NULL, meta TEXT NOT NULL, saved_at BIGINT NOT NULL, "
     "digest TEXT NOT NULL, created SMALLINT NOT NULL, PRIMARY KEY (player, name, write_id));"
     "CREATE INDEX slot_writes_by_age ON slot_writes (player, name, saved_at);"
+    "CREATE INDEX slot_writes_by_version ON slot_writes (player, name, version);"
     "INSERT INTO slot_writes (player, name, write_id, version, deleted, bytes, meta, saved_at, digest, created) "
     "SELECT player, name, write_id, version, 0, bytes, meta, saved_at, digest, created FROM slot_versions "
     "WHERE write_id <> '' ON CONFLICT (player, name, write_id) DO NOTHING;"
