@@ -578,7 +578,7 @@ inline bool read_msgpack_string(msgpack_cursor& c, std::string& value) {
   std::string_view text;
   payload_kind kind{};
   if (!required(c, read_msgpack_payload(c, text, kind), "expected a string")) return false;
-  value.assign(text.data(), text.size());
+  assign_string(value, text);
   return true;
 }
 

@@ -1,4 +1,5 @@
-// Comparing a compile-time number of bytes (a struct's known keys) with a few word loads.
+// Comparing a compile-time number of bytes (a struct's known keys) with a few word loads, and
+// copying text into a string that can hold it.
 // std::memcmp would do, natively: compilers expand it for small constant sizes. The
 // WebAssembly backend does not — every key compare became a call — so this is spelled out.
 #pragma once
@@ -6,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include "savekit/detail/config.hpp"
 
@@ -38,6 +41,18 @@ SAVEKIT_ALWAYS_INLINE bool equal_bytes(const void* left, const void* right) {
     return a[0] == b[0];
   } else {
     return true;
+  }
+}
+
+// Replaces a string's content with text that does not overlap it. Over a string at least as
+// long (a reused object: the usual case), a copy and a new length, inline; std::string's
+// assign would go out of line through _M_replace and its overlap checks (growing, it does).
+SAVEKIT_ALWAYS_INLINE void assign_string(std::string& value, std::string_view text) {
+  if (text.size() <= value.size()) {
+    if (!text.empty()) std::memcpy(value.data(), text.data(), text.size());
+    value.resize(text.size());  // shrinking: sets the length only
+  } else {
+    value.assign(text.data(), text.size());
   }
 }
 
