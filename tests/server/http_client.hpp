@@ -166,6 +166,10 @@ class raw_connection {
     }
   }
 
+  // Says that nothing more will be sent (a half close): the server answers what it has, then
+  // closes without waiting for more.
+  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
+
   // Whether the connection ended in a reset (RST), not a clean close, when it closed.
   bool was_reset() const { return reset_; }
 

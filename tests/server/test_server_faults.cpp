@@ -163,6 +163,7 @@ TEST_P(ServerFaults, TlsServesHttpsToCurl) {
 std::string exchange(int port, const std::string& bytes, std::chrono::milliseconds wait = 3s) {
   raw_connection raw(port);
   raw.send(bytes);
+  raw.finish_sending();  // the answers come, then the close: no wait for a timeout
   bool closed = false;
   return raw.receive(wait, closed);
 }
