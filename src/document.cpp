@@ -225,7 +225,7 @@ result<document> document::from_msgpack(std::span<const std::byte> bytes, docume
   msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
   c.memory_left = options.max_memory;
   document out;
-  if (!read_value(c, out) || !c.finish()) return std::move(c.err);
+  if (!read_value(c, out) || !c.finish()) return std::move(c.err).take();
   return out;
 }
 

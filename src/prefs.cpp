@@ -235,7 +235,7 @@ status check_stored_value(value_type type, std::string_view bytes) {
     case value_type::msgpack:
     case value_type::msgpack_compact: {
       detail::msgpack_cursor c{bytes.data(), bytes.size(), stored_value_max_depth};
-      if (!c.skip_value() || !c.finish()) return std::move(c.err);
+      if (!c.skip_value() || !c.finish()) return std::move(c.err).take();
       return {};
     }
     case value_type::json: {

@@ -369,3 +369,26 @@ TEST(JsonRead, MembersInOrderAndEveryWayOffThatPath) {
   ASSERT_FALSE(trailing_comma);
   EXPECT_EQ(trailing_comma.error().code(), savekit::errc::syntax_error);
 }
+
+// JSON is written through a first window on the stack too (detail/output.hpp): a reused
+// string ends with exactly the new text, wherever the move into it happens.
+TEST(JsonWrite, AReusedStringHoldsExactlyTheNewTextWhateverItsSizeAndWhatItHeld) {
+  const std::size_t lengths[] = {0, 1, 100, 480, 500, 505, 511, 512, 513, 700, 5000};
+  std::size_t checked = 0;
+  for (std::size_t before : lengths) {
+    for (std::size_t now : lengths) {
+      seeds::SaveGame previous{std::string(before, 'p'), 1, std::vector<seeds::InventoryItem>(before / 9, {3, 4})};
+      seeds::SaveGame save{std::string(now, '"'), -7, std::vector<seeds::InventoryItem>(now / 11, {100000, -1})};
+      const std::string fresh = savekit::to_json(save);
+      std::string reused;
+      savekit::to_json(previous, reused);
+      savekit::to_json(save, reused);
+      ASSERT_EQ(reused, fresh) << before << " then " << now;
+      auto back = savekit::from_json<seeds::SaveGame>(reused);
+      ASSERT_TRUE(back) << back.error().to_string();
+      ASSERT_EQ(*back, save);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, std::size(lengths) * std::size(lengths));
+}

@@ -542,3 +542,87 @@ TEST(MsgpackRead, KeysThatAreNotFieldNamesAreSkipped) {
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(*r, (seeds::InventoryItem{5, 3}));
 }
+
+namespace {
+struct Note {
+  std::string text;
+  int mark = 0;
+  std::vector<int> marks;
+  bool operator==(const Note&) const = default;
+};
+}  // namespace
+
+// A save is written through a first window on the stack and moves into the container when
+// it outgrows it (detail/output.hpp): whatever the container held before, and wherever the
+// move happens, the container ends with exactly the new save's bytes.
+TEST(MsgpackWrite, AReusedBufferHoldsExactlyTheNewSaveWhateverItsSizeAndWhatItHeld) {
+  const std::size_t lengths[] = {0, 1, 31, 32, 200, 480, 495, 500, 505, 511, 512, 513, 600, 1100, 5000};
+  std::size_t checked = 0;
+  for (std::size_t before : lengths) {
+    for (std::size_t now : lengths) {
+      Note previous{std::string(before, 'p'), 1, std::vector<int>(before / 3, 300)};
+      Note note{std::string(now, 'n'), 70000, std::vector<int>(now / 7, -5)};
+      for (auto options : {compact, savekit::msgpack_options{}}) {
+        const std::vector<std::byte> fresh = savekit::to_msgpack(note, options);
+        std::vector<std::byte> reused;
+        savekit::to_msgpack(previous, reused, options);
+        savekit::to_msgpack(note, reused, options);
+        ASSERT_EQ(reused, fresh) << before << " then " << now;
+        std::string reused_text;
+        savekit::to_msgpack(previous, reused_text, options);
+        savekit::to_msgpack(note, reused_text, options);
+        ASSERT_EQ(reused_text.size(), fresh.size());
+        ASSERT_EQ(std::memcmp(reused_text.data(), fresh.data(), fresh.size()), 0) << before << " then " << now;
+        auto back = savekit::from_msgpack<Note>(reused);
+        ASSERT_TRUE(back) << back.error().to_string();
+        ASSERT_EQ(*back, note);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * std::size(lengths) * std::size(lengths));
+}
+
+// uint8, uint16 and uint32 are read inline with their own room checked: the input's last
+// value (no room after it for a wider one) reads, and one cut short by a byte is an error.
+TEST(MsgpackRead, AnIntegerThatEndsTheInputReadsAndOneCutShortIsAnError) {
+  struct Case {
+    std::vector<std::byte> encoded;
+    std::uint32_t value;
+  };
+  const Case cases[] = {
+      {bytes({0xcc, 0xc8}), 200}, {bytes({0xcd, 0x27, 0x10}), 10000}, {bytes({0xce, 0x00, 0x01, 0x86, 0xa0}), 100000}};
+  for (const Case& c : cases) {
+    for (std::size_t lead = 0; lead < 6; ++lead) {  // after an array header and `lead` fixints
+      std::vector<std::byte> input = bytes({static_cast<int>(0x90 | (lead + 1))});
+      for (std::size_t i = 0; i < lead; ++i) input.push_back(std::byte{7});
+      input.insert(input.end(), c.encoded.begin(), c.encoded.end());
+      auto read = savekit::from_msgpack<std::vector<std::uint32_t>>(input);
+      ASSERT_TRUE(read) << read.error().to_string();
+      ASSERT_EQ(read->size(), lead + 1);
+      EXPECT_EQ(read->back(), c.value);
+      std::vector<std::byte> cut(input.begin(), input.end() - 1);
+      auto failed = savekit::from_msgpack<std::vector<std::uint32_t>>(cut);
+      ASSERT_FALSE(failed);
+      EXPECT_EQ(failed.error().code(), savekit::errc::unexpected_end) << failed.error().to_string();
+      EXPECT_EQ(failed.error().path(), "$[" + std::to_string(lead) + "]");
+    }
+  }
+}
+
+// A string read into one that already has content: longer, shorter, as long, empty.
+TEST(MsgpackRead, AStringReadOverAnotherHoldsExactlyTheInputsText) {
+  const std::string texts[] = {
+      "", "a", "Speed Run", "Speed Ru", "Speed Runs", std::string(40, 'x'), std::string(300, 'y')};
+  for (const std::string& before : texts) {
+    for (const std::string& now : texts) {
+      seeds::SaveGame save{before, 1, {{1, 2}}};
+      auto packed = savekit::to_msgpack(seeds::SaveGame{now, 2, {}}, compact);
+      ASSERT_TRUE(savekit::from_msgpack(packed, save));
+      EXPECT_EQ(save.Name, now) << "over " << before.size() << " bytes";
+      EXPECT_EQ(save.Name.size(), now.size());
+      EXPECT_EQ(save.Name.c_str()[now.size()], '\0');
+      EXPECT_TRUE(save.Inventory.empty());
+    }
+  }
+}

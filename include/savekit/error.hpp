@@ -353,6 +353,43 @@ class [[nodiscard]] result<void> {
 // The outcome of an operation that produces no value.
 using status = result<void>;
 
+namespace detail {
+
+// The error a decoder's cursor is building: a null pointer until there is one, so that a
+// read that succeeds (nearly all of them) does not set up and tear down an error's strings.
+class pending_error {
+ public:
+  pending_error() = default;
+  pending_error& operator=(savekit::error err) {
+    if (error_)
+      *error_ = std::move(err);
+    else
+      error_ = std::make_unique<savekit::error>(std::move(err));
+    return *this;
+  }
+
+  // Field paths are added while unwinding, innermost first (see error::prepend_path).
+  void prepend_path(std::string_view segment) {
+    if (error_) error_->prepend_path(segment);
+  }
+
+  // What the cursor has, for tests: a default (errc::ok) error when there is none.
+  const savekit::error& get() const {
+    static const savekit::error none{};
+    return error_ ? *error_ : none;
+  }
+  errc code() const { return get().code(); }
+  std::size_t offset() const { return get().offset(); }
+
+  // Into the failed result the reader returns.
+  savekit::error take() && { return error_ ? std::move(*error_) : savekit::error{}; }
+
+ private:
+  std::unique_ptr<savekit::error> error_;
+};
+
+}  // namespace detail
+
 // Shows where an error is in a text input, like a compiler does:
 //
 //   1:17: type_mismatch at $.Inventory[0].Id: expected an integer

@@ -78,6 +78,11 @@ inline constexpr bool always_false = false;
 template <bool Checked>
 struct basic_json_writer {
   static constexpr bool counts_depth = Checked;
+  // A constructor, not an aggregate: see output's first window.
+  basic_json_writer(std::string& text, const json_options& options_) : out{text}, options(options_) {}
+  basic_json_writer(const basic_json_writer&) = delete;
+  basic_json_writer& operator=(const basic_json_writer&) = delete;
+
   output<std::string> out;
   const json_options& options;
   int level = 0;
@@ -818,11 +823,11 @@ detail::write_result<T, void> to_json(const T& value, std::string& out, json_opt
   if constexpr (detail::depth_is_bounded<T>) {
     static_assert(detail::nesting_depth<T>() <= default_max_depth,
                   "this type nests deeper than the readers' default max_depth: it could not be read back");
-    detail::json_writer writer{detail::output<std::string>{out}, options};
+    detail::json_writer writer{out, options};
     detail::write_json(writer, value);
     writer.out.finish();
   } else {
-    detail::basic_json_writer<true> writer{detail::output<std::string>{out}, options};
+    detail::basic_json_writer<true> writer{out, options};
     detail::write_json(writer, value);
     writer.out.finish();
     if (writer.too_deep) {
@@ -851,7 +856,7 @@ status from_json(std::string_view text, T& into, json_options options = {}) {
   detail::json_reader reader{detail::json_cursor{text, options.max_depth}, options};
   detail::json_cursor& c = reader.cursor;
   c.memory_left = options.max_memory;
-  if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err);
+  if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err).take();
   return {};
 }
 

@@ -64,6 +64,12 @@ inline constexpr bool msgpack_always_false = false;
 template <class Container, bool Checked = false>
 struct msgpack_typed_writer {
   static constexpr bool checked = Checked;
+  // A constructor, not an aggregate: see output's first window.
+  msgpack_typed_writer(Container& out, msgpack_form form_, std::uint32_t max_depth_ = default_max_depth)
+      : wire{output<Container>{out}}, form(form_), max_depth(max_depth_) {}
+  msgpack_typed_writer(const msgpack_typed_writer&) = delete;
+  msgpack_typed_writer& operator=(const msgpack_typed_writer&) = delete;
+
   msgpack_writer<Container> wire;
   msgpack_form form;
   std::uint32_t max_depth = default_max_depth;
@@ -474,13 +480,15 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_integer(msgpack_cursor& c, Int& value) {
     ++c.p;
     return true;
   }
-  // Room for the widest of the three checked once; each width its own branch and its size
-  // a constant, so that what follows does not wait for the marker's decoding.
-  if (marker >= mp::uint8 && marker <= mp::uint32 && c.remaining() > 4) {
+  // Each width its own branch, its room checked and its size a constant, so that what
+  // follows does not wait for the marker's decoding (and the input's last value, which has
+  // no room for a wider one after it, stays inline too).
+  if (marker >= mp::uint8 && marker <= mp::uint32) {
     const unsigned char* p = c.p;
-    const bool fits = marker == mp::uint8    ? fits_flat(value, p[1], p, 2)
-                      : marker == mp::uint16 ? fits_flat(value, load_big_endian(p + 1, 2), p, 3)
-                                             : fits_flat(value, load_big_endian(p + 1, 4), p, 5);
+    const std::size_t room = c.remaining();
+    const bool fits = marker == mp::uint8    ? room > 1 && fits_flat(value, p[1], p, 2)
+                      : marker == mp::uint16 ? room > 2 && fits_flat(value, load_big_endian(p + 1, 2), p, 3)
+                                             : room > 4 && fits_flat(value, load_big_endian(p + 1, 4), p, 5);
     if (fits) {
       c.p = p;
       return true;
@@ -857,7 +865,7 @@ bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::
     for (; i < count; ++i) {
       if (!c.spend(sizeof(Element), c.p)) return false;
       sequence.emplace_back();
-      if (!read_msgpack(c, sequence.back())) {
+      if (!c.more() || !read_msgpack_element(c, sequence.back())) {
         c.err.prepend_path(path_index(i));
         return false;
       }
@@ -1199,11 +1207,11 @@ write_result<T, void> write_msgpack_to(const T& value, Container& out, const msg
   if constexpr (depth_is_bounded<T>) {
     static_assert(nesting_depth<T>() <= default_max_depth,
                   "this type nests deeper than the readers' default max_depth: it could not be read back");
-    msgpack_typed_writer<Container> writer{{output<Container>{out}}, options.form};
+    msgpack_typed_writer<Container> writer{out, options.form};
     write_msgpack(writer, value);
     writer.wire.out.finish();
   } else {
-    msgpack_typed_writer<Container, true> writer{{output<Container>{out}}, options.form, options.max_depth};
+    msgpack_typed_writer<Container, true> writer{out, options.form, options.max_depth};
     write_msgpack(writer, value);
     writer.wire.out.finish();
     if (writer.too_deep) {
@@ -1247,7 +1255,7 @@ template <class T>
 status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
   detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
   c.memory_left = options.max_memory;
-  if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err);
+  if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err).take();
   return {};
 }
 

@@ -255,10 +255,10 @@ struct json_transcoder {
 // Converts any MessagePack document to JSON, into out (content replaced, capacity reused).
 inline status msgpack_to_json(std::span<const std::byte> bytes, std::string& out, json_options options = {}) {
   detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
-  detail::json_writer writer{detail::output<std::string>{out}, options};
+  detail::json_writer writer{out, options};
   bool ok = detail::transcode_msgpack_value(c, writer) && c.finish();
   writer.out.finish();
-  if (!ok) return std::move(c.err);
+  if (!ok) return std::move(c.err).take();
   return {};
 }
 
@@ -280,7 +280,7 @@ inline status json_to_msgpack(std::string_view text, std::vector<std::byte>& out
   detail::json_transcoder transcoder{c, writer, {}};
   bool ok = c.next_token() && transcoder.value() && c.finish();
   writer.out.finish();
-  if (!ok) return std::move(c.err);
+  if (!ok) return std::move(c.err).take();
   return {};
 }
 

@@ -44,16 +44,29 @@ SAVEKIT_ALWAYS_INLINE bool equal_bytes(const void* left, const void* right) {
   }
 }
 
-// Replaces a string's content with text that does not overlap it. Over a string at least as
-// long (a reused object: the usual case), a copy and a new length, inline; std::string's
-// assign would go out of line through _M_replace and its overlap checks (growing, it does).
+// Replaces a string's content with text that does not overlap it: a copy and a new length,
+// inline. std::string's assign goes out of line through _M_replace and its overlap checks,
+// and shrinking, resize is a call too (explicitly instantiated); C++23's
+// resize_and_overwrite is neither, and allocates only when the text does not fit.
 SAVEKIT_ALWAYS_INLINE void assign_string(std::string& value, std::string_view text) {
-  if (text.size() <= value.size()) {
-    if (!text.empty()) std::memcpy(value.data(), text.data(), text.size());
-    value.resize(text.size());  // shrinking: sets the length only
-  } else {
-    value.assign(text.data(), text.size());
+  const std::size_t n = text.size();
+  if (n == value.size()) {  // a reused object's usual case: no length to set
+    if (n != 0) std::memcpy(value.data(), text.data(), n);
+    return;
   }
+#if defined(__cpp_lib_string_resize_and_overwrite)
+  value.resize_and_overwrite(n, [&](char* data, std::size_t) {
+    if (n != 0) std::memcpy(data, text.data(), n);
+    return n;
+  });
+#else
+  if (n < value.size()) {
+    if (n != 0) std::memcpy(value.data(), text.data(), n);
+    value.resize(n);
+  } else {
+    value.assign(text.data(), n);
+  }
+#endif
 }
 
 }  // namespace savekit::detail

@@ -155,7 +155,7 @@ struct json_cursor {
   const char* end;
   std::uint32_t depth = 0;
   std::uint32_t max_depth = 256;
-  savekit::error err;
+  pending_error err;
   std::string key_scratch;  // unescaped keys that contained escapes
 
   json_cursor(std::string_view text, std::uint32_t depth_limit)

@@ -214,7 +214,7 @@ struct msgpack_cursor {
   const unsigned char* end = nullptr;
   std::uint32_t depth = 0;
   std::uint32_t max_depth = 256;
-  savekit::error err;
+  pending_error err;
 
   msgpack_cursor(const void* data, std::size_t size, std::uint32_t depth_limit)
       : begin(static_cast<const unsigned char*>(data)), p(begin), end(begin + size), max_depth(depth_limit) {}

@@ -2,6 +2,11 @@
 // Writers reserve room, write through a raw pointer, and trim the container once at the
 // end, so a reused container is never reallocated once it is large enough. The window
 // keeps its own pointers: the container is touched only when it must grow.
+//
+// The window starts in a buffer on the stack and moves into the container only when a
+// reservation does not fit there: a small save is then copied into the container once
+// at the end. Writing straight into a reused container would cost a resize up (a fill of
+// bytes never written, since reservations are worst cases) and one back down per save.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +21,12 @@ namespace savekit::detail {
 template <class Container>
 class output {
  public:
-  explicit output(Container& container) : container_(container) {
-    attach();
-    cursor_ = begin_;
+  explicit output(Container& container)
+      : container_(container), begin_(first_window_), cursor_(begin_), limit_(begin_ + first_window_bytes) {
+    if constexpr (grows_without_fill) {
+      attach();
+      cursor_ = begin_;
+    }
   }
   output(const output&) = delete;
   output& operator=(const output&) = delete;
@@ -50,10 +58,45 @@ class output {
   std::size_t size() const { return static_cast<std::size_t>(cursor_ - begin_); }
   char* data() { return begin_; }
 
-  // Trims the container to what was written.
-  void finish() { container_.resize(size()); }
+  // Leaves exactly what was written in the container.
+  void finish() {
+    if (begin_ != first_window_) {
+      container_.resize(size());
+    } else {
+      using element = typename Container::value_type;
+      const auto* first = reinterpret_cast<const element*>(begin_);
+      container_.assign(first, first + size());
+    }
+  }
 
  private:
+  // A std::string under C++23 grows without the fill (resize_and_overwrite): it needs no
+  // first window.
+#if defined(__cpp_lib_string_resize_and_overwrite)
+  static constexpr bool grows_without_fill = std::is_same_v<Container, std::string>;
+#else
+  static constexpr bool grows_without_fill = false;
+#endif
+  // Large enough for a typical small save with its worst-case reservations.
+  static constexpr std::size_t first_window_bytes = grows_without_fill ? 1 : 512;
+
+  // Out of the stack buffer: into the container, with what was written so far.
+  SAVEKIT_COLD void move_into_container(std::size_t n) {
+    const std::size_t used = size();
+    attach();
+    cursor_ = begin_;
+    if (static_cast<std::size_t>(limit_ - begin_) < used + n) grow_container(used + n);
+    if (used != 0) std::memcpy(begin_, first_window_, used);
+    cursor_ = begin_ + used;
+  }
+
+  void grow(std::size_t n) {
+    if (begin_ == first_window_)
+      move_into_container(n);
+    else
+      grow_container(n);
+  }
+
   void attach() {
     begin_ = reinterpret_cast<char*>(container_.data());
     limit_ = begin_ + container_.size();
@@ -65,7 +108,7 @@ class output {
   // reservation a memset of bytes it never writes. (Past the capacity the container itself
   // reallocates geometrically.) A std::string under C++23 grows without the fill
   // (resize_and_overwrite), so it takes its whole capacity at once.
-  void grow(std::size_t n) {
+  void grow_container(std::size_t n) {
     std::size_t used = size();
     std::size_t needed = used + n;
     std::size_t capacity = container_.capacity();
@@ -87,6 +130,9 @@ class output {
   }
 
   Container& container_;
+  // Left uninitialized: only written bytes are read. (A writer holding an output must have
+  // a constructor: g++ zero-fills an aggregate initialized from a partial list, all of it.)
+  char first_window_[first_window_bytes];
   char* begin_ = nullptr;
   char* cursor_ = nullptr;
   char* limit_ = nullptr;
