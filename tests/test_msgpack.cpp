@@ -626,3 +626,80 @@ TEST(MsgpackRead, AStringReadOverAnotherHoldsExactlyTheInputsText) {
     }
   }
 }
+
+namespace {
+struct Ledger {
+  int gold = 0;
+  std::string owner;
+  std::vector<int> debts;
+  int day = 0;
+  bool operator==(const Ledger&) const = default;
+};
+
+// One map entry: a fixstr key and an already encoded value.
+void entry(std::vector<std::byte>& out, std::string_view key, const std::vector<int>& value) {
+  out.push_back(static_cast<std::byte>(0xa0 | key.size()));
+  for (char c : key) out.push_back(static_cast<std::byte>(c));
+  for (int b : value) out.push_back(static_cast<std::byte>(b));
+}
+}  // namespace
+
+// The map form is read in order unrolled while each key is the next field's, then by name:
+// a save with its fields in another order, one missing, an unknown one or a key twice reads
+// as the general reader reads it, wherever the order breaks; an error keeps its path.
+TEST(MsgpackRead, MapFormFieldsReadInOrderThenByNameWhereverTheOrderBreaks) {
+  using E = std::pair<std::string_view, std::vector<int>>;
+  const E gold{"gold", {0xcd, 0x01, 0x2c}};          // 300
+  const E owner{"owner", {0xa3, 'A', 'n', 'n'}};     // "Ann"
+  const E debts{"debts", {0x92, 0x05, 0xd0, 0xf9}};  // [5, -7]
+  const E day{"day", {0x0c}};                        // 12
+  const E unknown{"tax", {0x81, 0xa1, 'x', 0x01}};   // {"x": 1}: skipped
+  const E day_again{"day", {0x0d}};                  // 13: the last one wins
+  const Ledger full{300, "Ann", {5, -7}, 12};
+  struct Case {
+    std::vector<E> entries;
+    Ledger expected;
+  };
+  const Case cases[] = {
+      {{gold, owner, debts, day}, full},
+      {{owner, gold, debts, day}, full},
+      {{gold, owner, day, debts}, full},
+      {{day, debts, owner, gold}, full},
+      {{gold, debts, day}, {300, "kept", {5, -7}, 12}},
+      {{gold, owner, debts}, {300, "Ann", {5, -7}, 99}},
+      {{unknown, gold, owner, debts, day}, full},
+      {{gold, owner, unknown, debts, day}, full},
+      {{gold, owner, debts, day, unknown}, full},
+      {{gold, owner, debts, day, day_again}, {300, "Ann", {5, -7}, 13}},
+      {{gold, gold, owner, debts, day}, full},
+      {{}, {1, "kept", {}, 99}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::byte> input = bytes({static_cast<int>(0x80 | c.entries.size())});
+    std::string order;
+    for (const E& e : c.entries) {
+      entry(input, e.first, e.second);
+      order += std::string(e.first) + " ";
+    }
+    Ledger into{1, "kept", {}, 99};
+    auto read = savekit::from_msgpack(input, into);
+    ASSERT_TRUE(read) << order << read.error().to_string();
+    EXPECT_EQ(into, c.expected) << order;
+  }
+  // A value of the wrong type, in the in-order run and after it broke: the field's path and
+  // the value's offset.
+  for (bool reordered : {false, true}) {
+    std::vector<std::byte> input = bytes({0x84});
+    if (reordered) entry(input, owner.first, owner.second);
+    entry(input, gold.first, gold.second);
+    const std::size_t bad_at = input.size() + 1 + 5;
+    entry(input, "debts", {0xa1, 'x'});
+    if (!reordered) entry(input, owner.first, owner.second);
+    entry(input, day.first, day.second);
+    auto failed = savekit::from_msgpack<Ledger>(input);
+    ASSERT_FALSE(failed);
+    EXPECT_EQ(failed.error().code(), savekit::errc::type_mismatch);
+    EXPECT_EQ(failed.error().path(), "$.debts") << (reordered ? "reordered" : "in order");
+    EXPECT_EQ(failed.error().offset(), bad_at);
+  }
+}

@@ -619,7 +619,7 @@ struct json_field_table {
 };
 
 template <class T>
-using json_fields = field_readers<T, json_field_table<T>, json_reader>;
+using json_fields = expected_field_readers<T, json_field_table<T>, json_reader>;
 
 template <class T>
 bool read_json_struct(json_reader& r, T& value) {

@@ -995,14 +995,6 @@ template <class T>
 struct msgpack_field_table {
   using R = reflection<T>;
 
-  // Reads field I if the input is at its key exactly: -1 if not, else whether it read.
-  template <std::size_t I>
-  static int read_if_expected(msgpack_cursor& c, T& value) {
-    using key = msgpack_key<T, I>;
-    if (c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return -1;
-    c.p += key::size;
-    return read_field<I>(c, value);
-  }
   template <std::size_t I>
   static int read_field(msgpack_cursor& c, T& value) {
     return c.more() && read_msgpack_member(c, R::template get<I>(value));
@@ -1056,8 +1048,11 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
   using R = reflection<T>;
   constexpr std::size_t n = R::size;
   // What savekit writes for a type without renumbered keys: every field, in order. Read
-  // with the fields unrolled at compile time, not dispatched per slot at run time.
-  if constexpr (compact_keys_in_order<T>()) {
+  // with the fields unrolled at compile time, not dispatched per slot at run time. (A
+  // struct of fewer than 16 fields has been read so by read_msgpack_struct already, from
+  // its fixarray header; here it would be a second copy of that code for a header savekit
+  // does not write.)
+  if constexpr (compact_keys_in_order<T>() && n >= 16) {
     if (count == n) return read_msgpack_compact_in_order(c, value);
   }
   for (std::uint64_t slot = 0; slot < count; ++slot) {
@@ -1078,35 +1073,57 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
   return true;
 }
 
+// The map form as savekit writes it: every field, in order. Each key is compared with its
+// encoding known at compile time and each value read inline, unrolled at compile time
+// (not a call per field through a table). Returns how many entries it read — up to the
+// first key that is not the next field's, which the general loop then reads — or -1 on an
+// error in a value.
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE std::ptrdiff_t read_msgpack_members_in_order(msgpack_cursor& c, T& value, std::uint64_t count,
+                                                                   std::index_sequence<I...>) {
+  using R = reflection<T>;
+  std::ptrdiff_t read = 0;
+  auto member = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using key = msgpack_key<T, K>;
+    if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
+    c.p += key::size;
+    if (!c.more() || !read_msgpack_member(c, R::template get<K>(value))) {
+      c.err.prepend_path(path_key(R::names[K]));
+      read = -1;
+      return false;
+    }
+    ++read;
+    return true;
+  };
+  (member(std::integral_constant<std::size_t, I>{}) && ...);
+  return read;
+}
+
 // The map form: fields by name, in any order; unknown names are skipped.
 template <class T>
 bool read_msgpack_struct_members(msgpack_cursor& c, T& value, std::uint64_t count) {
   using R = reflection<T>;
   constexpr std::size_t n = R::size;
-  std::size_t hint = 0;
-  for (std::uint64_t entry = 0; entry < count; ++entry) {
+  const std::ptrdiff_t in_order = read_msgpack_members_in_order(c, value, count, std::make_index_sequence<n>{});
+  if (in_order < 0) return false;
+  std::size_t hint = static_cast<std::size_t>(in_order);
+  for (auto entry = static_cast<std::uint64_t>(in_order); entry < count; ++entry) {
     if (!c.more()) return false;
-    // Fast path: the key expected next, compared with its encoding known at compile time.
-    int outcome = hint < n ? msgpack_fields<T>::expected[hint](c, value) : -1;
-    std::size_t index = hint;
-    if (outcome < 0) {
-      std::string_view key;
-      payload_kind kind{};
-      probe found = read_msgpack_payload(c, key, kind);
-      if (found == probe::failed) return false;
-      if (found == probe::other_type) {  // an integer key etc.: not a field
-        if (!c.skip_value() || !c.skip_value()) return false;
-        continue;
-      }
-      if (!c.more()) return false;
-      index = find_field<T>(key, hint);
-      if (index == n) {
-        if (!c.skip_value()) return false;
-        continue;
-      }
-      outcome = msgpack_fields<T>::read[index](c, value);
+    std::string_view key;
+    payload_kind kind{};
+    probe found = read_msgpack_payload(c, key, kind);
+    if (found == probe::failed) return false;
+    if (found == probe::other_type) {  // an integer key etc.: not a field
+      if (!c.skip_value() || !c.skip_value()) return false;
+      continue;
     }
-    if (outcome == 0) {
+    if (!c.more()) return false;
+    const std::size_t index = find_field<T>(key, hint);
+    if (index == n) {
+      if (!c.skip_value()) return false;
+      continue;
+    }
+    if (msgpack_fields<T>::read[index](c, value) == 0) {
       c.err.prepend_path(path_key(R::names[index]));
       return false;
     }

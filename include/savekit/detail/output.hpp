@@ -62,6 +62,8 @@ class output {
   void finish() {
     if (begin_ != first_window_) {
       container_.resize(size());
+    } else if constexpr (std::is_same_v<Container, std::string>) {
+      container_.assign(begin_, size());  // (libc++'s iterator-pair assign is slower)
     } else {
       using element = typename Container::value_type;
       const auto* first = reinterpret_cast<const element*>(begin_);
