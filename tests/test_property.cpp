@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <variant>
@@ -263,6 +265,40 @@ TEST(Property, JsonFloatsWithAPointInsideAreWrittenInPlace) {
       if (single != std::floor(single)) expect_plain_notation_reads_back(single);
     }
   }
+}
+
+// Every kind of float (random bit patterns: all exponents, all digit counts) is written with
+// as many significant digits as std::to_chars's shortest form and reads back exactly (by
+// strtof, not by savekit's own reader).
+TEST(Property, JsonFloatsOfEveryKindAreShortestAndReadBackExactly) {
+  std::mt19937 rng(23);
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::uint32_t bits = rng();
+    float value;
+    std::memcpy(&value, &bits, 4);
+    if (!std::isfinite(value) || value == 0) continue;
+    const std::string text = savekit::to_json(value);
+    const float back = std::strtof(text.c_str(), nullptr);
+    ASSERT_EQ(std::memcmp(&back, &value, 4), 0) << text;
+#if defined(__cpp_lib_to_chars)  // (not in the libc++ of Debian's emscripten: there, round trips only)
+    auto significant_digits = [](std::string_view t) {
+      t = t.substr(0, t.find('e'));
+      std::string digits;
+      for (char c : t)
+        if (c >= '0' && c <= '9') digits += c;
+      digits.erase(0, digits.find_first_not_of('0'));
+      while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+      return digits;
+    };
+    char shortest[64];
+    auto [end, ec] = std::to_chars(shortest, shortest + sizeof shortest, value, std::chars_format::scientific);
+    ASSERT_EQ(ec, std::errc{});
+    ASSERT_EQ(significant_digits(text), significant_digits(std::string_view(shortest, end))) << text;
+#endif
+    ++checked;
+  }
+  EXPECT_GT(checked, 190000);
 }
 
 // Integers: the reader's inline path (up to nine digits, no sign) and the general one it
