@@ -703,3 +703,36 @@ TEST(MsgpackRead, MapFormFieldsReadInOrderThenByNameWhereverTheOrderBreaks) {
     EXPECT_EQ(failed.error().offset(), bad_at);
   }
 }
+
+// A sequence read from an input with more elements than it holds: the ones it has are read
+// into, the rest made at once and read in place when max_memory affords them (else one by
+// one, the budget checked at each); an error in a new element names its index.
+TEST(MsgpackRead, ASequenceGrowsToTheInputsElementsWithinItsMemoryBudget) {
+  const std::vector<seeds::InventoryItem> items = {{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}};
+  const auto packed = savekit::to_msgpack(items, compact);
+  for (std::size_t had = 0; had <= items.size(); ++had) {
+    std::vector<seeds::InventoryItem> into(had, {-1, -1});
+    ASSERT_TRUE(savekit::from_msgpack(packed, into));
+    EXPECT_EQ(into, items) << had;
+  }
+  // Room for two new elements only: the third one read is over the budget, at its offset.
+  savekit::msgpack_options tight{};
+  tight.max_memory = 2 * sizeof(seeds::InventoryItem);
+  std::vector<seeds::InventoryItem> into;
+  auto over = savekit::from_msgpack(packed, into, tight);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().code(), savekit::errc::value_too_large) << over.error().to_string();
+  EXPECT_EQ(over.error().offset(), 1u + 2 * 3);  // the array header, then two 3-byte items
+  tight.max_memory = 5 * sizeof(seeds::InventoryItem);
+  into.clear();
+  EXPECT_TRUE(savekit::from_msgpack(packed, into, tight));
+  EXPECT_EQ(into, items);
+  // A bad fourth element, into one that held one: its index in the path.
+  auto bad = packed;
+  bad[1 + 3 * 3 + 1] = std::byte{0xa1};  // the fourth item's Id becomes a one-byte string
+  std::vector<seeds::InventoryItem> one(1);
+  auto failed = savekit::from_msgpack(bad, one);
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code(), savekit::errc::type_mismatch) << failed.error().to_string();
+  EXPECT_EQ(failed.error().path(), "$[3].Id");
+}

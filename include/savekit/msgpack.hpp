@@ -841,11 +841,18 @@ bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::
       sequence.resize(static_cast<std::size_t>(count));
       return read_msgpack_elements(c, sequence, count);
     }
+    constexpr std::uint64_t cap = max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
     std::size_t existing = sequence.size();
+    // The new elements all at once, when they fit in one reservation and max_memory affords
+    // them: made, then read in place as a reused sequence's are (a fresh object's inventory;
+    // on an error the ones not read yet are default ones — into may be partly updated).
+    if (const std::uint64_t added = count - existing; added <= cap && added <= c.memory_left / sizeof(Element)) {
+      c.memory_left -= added * sizeof(Element);
+      sequence.resize(static_cast<std::size_t>(count));
+      return read_msgpack_elements(c, sequence, count);
+    }
     if (!read_msgpack_elements(c, sequence, existing)) return false;
     if constexpr (requires { sequence.reserve(std::size_t{}); }) {
-      constexpr std::uint64_t cap =
-          max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
       std::uint64_t wanted = count < existing + cap ? count : existing + cap;
       if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
     }
