@@ -1088,22 +1088,26 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
 template <class T, std::size_t... I>
 SAVEKIT_ALWAYS_INLINE std::ptrdiff_t read_msgpack_members_in_order(msgpack_cursor& c, T& value, std::uint64_t count,
                                                                    std::index_sequence<I...>) {
-  using R = reflection<T>;
-  std::ptrdiff_t read = 0;
-  auto member = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-    using key = msgpack_key<T, K>;
-    if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
-    c.p += key::size;
-    if (!c.more() || !read_msgpack_member(c, R::template get<K>(value))) {
-      c.err.prepend_path(path_key(R::names[K]));
-      read = -1;
-      return false;
-    }
-    ++read;
-    return true;
-  };
-  (member(std::integral_constant<std::size_t, I>{}) && ...);
-  return read;
+  if constexpr (sizeof...(I) == 0) {  // an empty struct
+    return 0;
+  } else {
+    using R = reflection<T>;
+    std::ptrdiff_t read = 0;
+    auto member = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      using key = msgpack_key<T, K>;
+      if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
+      c.p += key::size;
+      if (!c.more() || !read_msgpack_member(c, R::template get<K>(value))) {
+        c.err.prepend_path(path_key(R::names[K]));
+        read = -1;
+        return false;
+      }
+      ++read;
+      return true;
+    };
+    (member(std::integral_constant<std::size_t, I>{}) && ...);
+    return read;
+  }
 }
 
 // The map form: fields by name, in any order; unknown names are skipped.
