@@ -736,3 +736,36 @@ TEST(MsgpackRead, ASequenceGrowsToTheInputsElementsWithinItsMemoryBudget) {
   EXPECT_EQ(failed.error().code(), savekit::errc::type_mismatch) << failed.error().to_string();
   EXPECT_EQ(failed.error().path(), "$[3].Id");
 }
+
+// Hostile headers for the sequence that grows at once: a count larger than the input is
+// refused before anything is made, and one the input could just hold (one byte for each
+// element) makes no more elements than the input has bytes.
+TEST(MsgpackRead, AnArrayCountThatLiesMakesNoMoreElementsThanTheInputHasBytes) {
+  std::vector<seeds::InventoryItem> into;
+  auto huge = savekit::from_msgpack(bytes({0xdd, 0xff, 0xff, 0xff, 0xf0, 0x92, 1, 2}), into);
+  ASSERT_FALSE(huge);
+  EXPECT_EQ(huge.error().code(), savekit::errc::length_exceeds_input) << huge.error().to_string();
+  EXPECT_LT(into.capacity(), 16u);
+  // 40 declared, 40 bytes follow, but each item takes 3: the 14th's header declares more
+  // than is left.
+  std::vector<std::byte> input = bytes({0xdc, 0x00, 40});
+  for (int i = 0; i < 13; ++i) input.insert(input.end(), {std::byte{0x92}, std::byte{1}, std::byte{2}});
+  input.push_back(std::byte{0x92});
+  ASSERT_EQ(input.size(), 3u + 40u);
+  auto cut = savekit::from_msgpack(input, into);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code(), savekit::errc::length_exceeds_input) << cut.error().to_string();
+  EXPECT_EQ(cut.error().path(), "$[13]");
+  EXPECT_LE(into.size(), 40u);
+}
+
+// A key savekit would write as a fixstr, sent as a str8: not the in-order run's bytes, so
+// the general loop reads it by name.
+TEST(MsgpackRead, AMapKeyInALongerHeaderIsReadByName) {
+  std::vector<std::byte> input = bytes({0x82, 0xd9, 4, 'g', 'o', 'l', 'd', 0x05});
+  entry(input, "day", {0x07});
+  Ledger into;
+  ASSERT_TRUE(savekit::from_msgpack(input, into));
+  EXPECT_EQ(into.gold, 5);
+  EXPECT_EQ(into.day, 7);
+}
