@@ -1096,8 +1096,8 @@ SAVEKIT_ALWAYS_INLINE std::ptrdiff_t read_msgpack_members_in_order(msgpack_curso
     auto member = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       using key = msgpack_key<T, K>;
       if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
-      c.p += key::size;
-      if (!c.more() || !read_msgpack_member(c, R::template get<K>(value))) {
+      c.p += key::size;  // a byte is left for the value: remaining() was above key::size
+      if (!read_msgpack_member(c, R::template get<K>(value))) {
         c.err.prepend_path(path_key(R::names[K]));
         read = -1;
         return false;

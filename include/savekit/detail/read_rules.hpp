@@ -157,7 +157,7 @@ struct field_readers {
 
 template <class T, class Fields, class State>
 struct expected_field_readers : field_readers<T, Fields, State> {
-  using reader = int (*)(State&, T&);
+  using typename field_readers<T, Fields, State>::reader;
   static constexpr auto expected =
       table_of<reader, reflection<T>::size>([]<std::size_t I>() { return &Fields::template read_if_expected<I>; });
 };
