@@ -309,7 +309,8 @@ struct SmallAndFloat {
   bool operator==(const SmallAndFloat&) const = default;
 };
 
-// Random MessagePack for an array of count elements of `fields` members: every integer
+// Random MessagePack for an array of count elements of `fields` members (0: numbers, not
+// structs — floats among them if floats_at_1): every integer
 // encoding (fixint, uint8..64, negative fixint, int8..64) with values in and out of the
 // targets' ranges, floats, nil gaps, a map-form element now and then, a cut at the end.
 std::vector<std::byte> random_element_array(std::mt19937& rng, int count, int fields, bool floats_at_1) {
@@ -358,6 +359,27 @@ std::vector<std::byte> random_element_array(std::mt19937& rng, int count, int fi
   put(0xdc);
   put_be(static_cast<std::uint64_t>(count), 2);
   for (int e = 0; e < count; ++e) {
+    if (fields == 0) {  // an array of numbers: each element one integer (or float), or nil
+      const unsigned pick = rng() % 50;
+      if (pick == 0) {
+        put(0xc0);
+      } else if (floats_at_1 && pick > 2) {  // mostly float32 (or float64) runs
+        const double value = static_cast<double>(static_cast<int>(rng() % 20000) - 10000) / 16;
+        if (pick > 5) {
+          const auto narrow = static_cast<float>(value);
+          std::uint32_t bits;
+          std::memcpy(&bits, &narrow, 4);
+          put(0xca), put_be(bits, 4);
+        } else {
+          std::uint64_t bits;
+          std::memcpy(&bits, &value, 8);
+          put(0xcb), put_be(bits, 8);
+        }
+      } else {
+        put_integer();
+      }
+      continue;
+    }
     const bool map_form = rng() % 40 == 0;
     put((map_form ? 0x80 : 0x90) | fields);
     for (int f = 0; f < fields; ++f) {
@@ -383,7 +405,9 @@ std::vector<std::byte> random_element_array(std::mt19937& rng, int count, int fi
 // the same error at the same offset and path.
 template <class T>
 void expect_flat_reads_as_general_reads(std::mt19937& rng, int fields, bool floats_at_1, int& read_whole) {
-  const auto bytes = random_element_array(rng, 8 + static_cast<int>(rng() % 40), fields, floats_at_1);
+  // From one element (read with each value's room checked, as at the input's end) to 48
+  // (most of them read with one check per element).
+  const auto bytes = random_element_array(rng, 1 + static_cast<int>(rng() % 48), fields, floats_at_1);
   for (bool reuse : {false, true}) {
     std::vector<T> flat(reuse ? 20 : 0);
     std::deque<T> general(flat.begin(), flat.end());
@@ -410,6 +434,8 @@ TEST(MsgpackRead, ArraysOfSmallStructsReadInOneLoopAsElementByElement) {
     expect_flat_reads_as_general_reads<Pair32>(rng, 2, false, read_whole);
     expect_flat_reads_as_general_reads<SmallAndFloat>(rng, 3, true, read_whole);
     expect_flat_reads_as_general_reads<std::int32_t>(rng, 0, false, read_whole);
+    expect_flat_reads_as_general_reads<float>(rng, 0, true, read_whole);
+    expect_flat_reads_as_general_reads<double>(rng, 0, true, read_whole);
     if (HasFatalFailure()) return;
   }
   EXPECT_GT(read_whole, 500) << "enough inputs are read whole, not only refused";
@@ -610,12 +636,26 @@ TEST(MsgpackRead, AnIntegerThatEndsTheInputReadsAndOneCutShortIsAnError) {
   }
 }
 
-// A string read into one that already has content: longer, shorter, as long, empty.
+// A string read into one that already has content: longer, shorter, as long (with other
+// bytes), empty. Every length up to 33 — short ones are copied by overlapping words — and
+// two long ones.
 TEST(MsgpackRead, AStringReadOverAnotherHoldsExactlyTheInputsText) {
-  const std::string texts[] = {
-      "", "a", "Speed Run", "Speed Ru", "Speed Runs", std::string(40, 'x'), std::string(300, 'y')};
-  for (const std::string& before : texts) {
-    for (const std::string& now : texts) {
+  auto text = [](std::size_t length, char first) {
+    std::string out;
+    for (std::size_t i = 0; i < length; ++i) out += static_cast<char>(first + (i * 7 + length) % 26);
+    return out;
+  };
+  std::vector<std::string> befores, nows;
+  for (std::size_t length : {std::size_t{40}, std::size_t{300}}) {
+    befores.push_back(text(length, 'A'));
+    nows.push_back(text(length, 'a'));
+  }
+  for (std::size_t length = 0; length <= 33; ++length) {
+    befores.push_back(text(length, 'A'));
+    nows.push_back(text(length, 'a'));
+  }
+  for (const std::string& before : befores) {
+    for (const std::string& now : nows) {
       seeds::SaveGame save{before, 1, {{1, 2}}};
       auto packed = savekit::to_msgpack(seeds::SaveGame{now, 2, {}}, compact);
       ASSERT_TRUE(savekit::from_msgpack(packed, save));
@@ -735,6 +775,36 @@ TEST(MsgpackRead, ASequenceGrowsToTheInputsElementsWithinItsMemoryBudget) {
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().code(), savekit::errc::type_mismatch) << failed.error().to_string();
   EXPECT_EQ(failed.error().path(), "$[3].Id");
+}
+
+// More new elements than one batch (1 MiB of them): made and read a batch at a time, into a
+// vector and a deque, from empty and from a few; a budget for fewer stops at the first
+// element past it, at its offset.
+TEST(MsgpackRead, ALongSequenceGrowsABatchAtATimeWithinItsMemoryBudget) {
+  std::vector<std::int32_t> values(300000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int32_t>(i % 1000) - 10;
+  const auto packed = savekit::to_msgpack(values);
+  constexpr std::size_t affordable = 100000;
+  auto check = [&](auto into, std::size_t had) {
+    const auto before = into;
+    ASSERT_TRUE(savekit::from_msgpack(packed, into));
+    ASSERT_TRUE(std::equal(into.begin(), into.end(), values.begin(), values.end())) << had;
+    into = before;
+    savekit::msgpack_options tight{};
+    tight.max_memory = affordable * sizeof(std::int32_t);
+    auto over = savekit::from_msgpack(packed, into, tight);
+    ASSERT_FALSE(over) << had;
+    EXPECT_EQ(over.error().code(), savekit::errc::value_too_large) << over.error().to_string();
+    // The offset of element had + affordable: the bytes of the ones before it (whose own
+    // array32 header is as long as the whole input's).
+    const std::vector<std::int32_t> first(values.begin(),
+                                          values.begin() + static_cast<std::ptrdiff_t>(had + affordable));
+    EXPECT_EQ(over.error().offset(), savekit::to_msgpack(first).size()) << had;
+  };
+  for (std::size_t had : {std::size_t{0}, std::size_t{7}}) {
+    check(std::vector<std::int32_t>(had, 5), had);
+    check(std::deque<std::int32_t>(had, 5), had);
+  }
 }
 
 // Hostile headers for the sequence that grows at once: a count larger than the input is

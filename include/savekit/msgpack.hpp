@@ -640,10 +640,9 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_header(msgpack_cursor& c, container_kind
 // An inventory is thousands of small structs of integers; a height map, thousands of
 // floats. Their usual encodings are read in one tight loop over a local position (kept in a
 // register, where the cursor's own, written back after every value, made each element wait
-// on the last), while room for the largest encoding of an element remains; anything else —
-// another encoding, a nil gap, a value out of range, the input's last bytes — stops the
-// loop where it is, and the general reader goes on from that element, with its checks and
-// its errors.
+// on the last), and so are a save's two items; anything else — another encoding, a nil
+// gap, a value out of range, a value cut off by the input's end — stops the loop where it
+// is, and the general reader goes on from that element, with its checks and its errors.
 
 template <class T>
 constexpr bool compact_keys_in_order() {
@@ -678,14 +677,16 @@ consteval bool is_flat_element() {
   }
 }
 
-// One number in its usual encoding at p (which has room for its largest), or false with
-// nothing read.
-template <class T>
-SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, T& out) {
+// One number in its usual encoding at p, or false with nothing read. Unchecked, p has room
+// for the largest encoding; Checked (the input's last bytes), each encoding checks its own.
+template <bool Checked, class T>
+SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsigned char* end, T& out) {
+  auto has = [&](std::ptrdiff_t bytes) { return !Checked || end - p >= bytes; };
+  if (!has(1)) return false;
   const std::uint8_t marker = *p;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     constexpr std::uint8_t expected = std::is_same_v<T, float> ? mp::float32 : mp::float64;
-    if (marker != expected) return false;
+    if (marker != expected || !has(1 + sizeof(T))) return false;
     using Bits = std::conditional_t<std::is_same_v<T, float>, std::uint32_t, std::uint64_t>;
     auto bits = static_cast<Bits>(load_big_endian(p + 1, sizeof(T)));
     std::memcpy(&out, &bits, sizeof(T));
@@ -701,22 +702,22 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, T& out) {
     // follows the predicted branch instead of waiting for this marker's decoding.
     switch (marker) {
       case mp::uint8:
-        return fits_flat(out, p[1], p, 2);
+        return has(2) && fits_flat(out, p[1], p, 2);
       case mp::uint16:
-        return fits_flat(out, load_big_endian(p + 1, 2), p, 3);
+        return has(3) && fits_flat(out, load_big_endian(p + 1, 2), p, 3);
       case mp::uint32:
-        return fits_flat(out, load_big_endian(p + 1, 4), p, 5);
+        return has(5) && fits_flat(out, load_big_endian(p + 1, 4), p, 5);
       default:
         break;
     }
     if constexpr (std::is_signed_v<T>) {
       switch (marker) {
         case mp::int8:
-          return fits_flat(out, static_cast<std::int8_t>(p[1]), p, 2);
+          return has(2) && fits_flat(out, static_cast<std::int8_t>(p[1]), p, 2);
         case mp::int16:
-          return fits_flat(out, static_cast<std::int16_t>(load_big_endian(p + 1, 2)), p, 3);
+          return has(3) && fits_flat(out, static_cast<std::int16_t>(load_big_endian(p + 1, 2)), p, 3);
         case mp::int32:
-          return fits_flat(out, static_cast<std::int32_t>(load_big_endian(p + 1, 4)), p, 5);
+          return has(5) && fits_flat(out, static_cast<std::int32_t>(load_big_endian(p + 1, 4)), p, 5);
         default:
           if (marker >= 0xe0) return fits_flat(out, static_cast<std::int8_t>(marker), p, 1);
           break;
@@ -726,19 +727,19 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, T& out) {
   }
 }
 
-// One flat element at p (room for its largest encoding): a number, or a struct's compact
-// form holding every member in order. False (p unchanged) if it is not in that form.
-template <class T>
-SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, T& out) {
+// One flat element at p: a number, or a struct's compact form holding every member in
+// order. False (p unchanged) if it is not in that form (or, Checked, not all there).
+template <bool Checked, class T>
+SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, const unsigned char* end, T& out) {
   if constexpr (is_flat_scalar<T>()) {
-    return read_flat_scalar(p, out);
+    return read_flat_scalar<Checked>(p, end, out);
   } else {
     using R = reflection<T>;
     const unsigned char* at = p;
-    if (*at != (0x90 | R::size)) return false;
+    if ((Checked && at == end) || *at != (0x90 | R::size)) return false;
     ++at;
     const bool all = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return (read_flat_scalar(at, R::template get<I>(out)) && ...);
+      return (read_flat_scalar<Checked>(at, end, R::template get<I>(out)) && ...);
     }
     (std::make_index_sequence<R::size>{});
     if (!all) return false;
@@ -747,11 +748,9 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, T& out) {
   }
 }
 
-// Shorter arrays (a save's two items) are not worth setting the loop up for.
-inline constexpr std::uint64_t flat_run_minimum = 8;
-
-// Reads elements into out[0], out[1], ... up to count while they are flat and there is
-// room; returns how many it read.
+// Reads elements into out[0], out[1], ... up to count while they are flat; returns how
+// many it read. While room for the largest encoding of an element remains, one check per
+// element; then (an inventory's last items, or all of a save's two) one per value.
 template <class E>
 std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count) {
   constexpr std::size_t most = bounded_msgpack_size<E>();
@@ -761,20 +760,33 @@ std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count)
   const unsigned char* p = c.p;
   const unsigned char* const end = c.end;
   std::uint64_t i = 0;
-  while (i < count && static_cast<std::size_t>(end - p) >= most && read_flat_element(p, out[i])) ++i;
+  if constexpr (std::is_floating_point_v<E>) {
+    // A float has one encoding of one size: four at a time, with one check of their
+    // markers (a height map is thousands of them).
+    constexpr std::uint8_t marker = std::is_same_v<E, float> ? mp::float32 : mp::float64;
+    constexpr std::size_t size = 1 + sizeof(E);
+    while (count - i >= 4 && static_cast<std::size_t>(end - p) >= 4 * size && p[0] == marker && p[size] == marker &&
+           p[2 * size] == marker && p[3 * size] == marker) {
+      for (std::size_t k = 0; k < 4; ++k) read_flat_scalar<false>(p, end, out[i + k]);
+      i += 4;
+    }
+  }
+  while (i < count && static_cast<std::size_t>(end - p) >= most && read_flat_element<false>(p, end, out[i])) ++i;
+  while (i < count && read_flat_element<true>(p, end, out[i])) ++i;
   c.p = p;
   return i;
 }
 
-// Elements [0, count) of a container that already has them.
+// Elements [from, to) of a container that already has them.
 template <class T>
-bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count) {
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t from,
+                                                 std::uint64_t to) {
   using Element = std::remove_cvref_t<decltype(container[0])>;
-  std::uint64_t i = 0;
+  std::uint64_t i = from;
   if constexpr (is_flat_element<Element>() && std::contiguous_iterator<decltype(std::begin(container))>) {
-    if (count >= flat_run_minimum) i = read_flat_elements(c, &container[0], count);
+    if (i != to) i += read_flat_elements(c, &container[i], to - i);
   }
-  for (; i < count; ++i) {
+  for (; i < to; ++i) {
     if (!c.more() || !read_msgpack_element(c, container[i])) {
       c.err.prepend_path(path_index(i));
       return false;
@@ -782,7 +794,6 @@ bool read_msgpack_elements(msgpack_cursor& c, T& container, std::uint64_t count)
   }
   return true;
 }
-
 // An array of exactly n elements (fixed arrays, tuples): read_all() reads them.
 template <std::size_t n, class ReadAll>
 bool read_msgpack_fixed_elements(msgpack_cursor& c, const char* length_differs, ReadAll read_all) {
@@ -799,7 +810,7 @@ template <class Array>
 bool read_msgpack_fixed_array(msgpack_cursor& c, Array& array) {
   constexpr std::size_t n = fixed_size<Array>();
   return read_msgpack_fixed_elements<n>(c, "array length differs from the fixed-size target",
-                                        [&] { return read_msgpack_elements(c, array, n); });
+                                        [&] { return read_msgpack_elements(c, array, 0, n); });
 }
 
 template <class Tuple>
@@ -816,68 +827,74 @@ bool read_msgpack_tuple(msgpack_cursor& c, Tuple& tuple) {
   });
 }
 
-// The elements of a sequence of count elements. Existing elements are read into (reusing
-// their capacity); new ones are added as they arrive, after a reservation bounded by
-// max_reserved_bytes — a header's count alone (which may be a lie) never allocates
-// count × sizeof(element): memory follows the elements actually read.
+// The elements of a sequence of count elements. A header's count alone (which may be a
+// lie) never makes more than max_reserved_bytes of new elements, nor more than max_memory
+// allows: beyond that, memory follows the elements actually read.
 inline constexpr std::size_t max_reserved_bytes = std::size_t{1} << 20;
 
 template <class Sequence>
-bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
+bool read_msgpack_bool_sequence(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
+  sequence.resize(static_cast<std::size_t>(count));  // std::vector<bool> has no bool& to read into
+  for (std::uint64_t i = 0; i < count; ++i) {
+    bool element = false;
+    if (!read_msgpack(c, element)) {
+      c.err.prepend_path(path_index(i));
+      return false;
+    }
+    sequence[i] = element;
+  }
+  return true;
+}
+
+// More elements than the sequence has: the existing ones are read into, reusing their
+// capacity; new ones are made a batch at a time — as many as one reservation
+// (max_reserved_bytes) holds and max_memory affords — and read in place, the next batch
+// made only once this one is read. (On an error the elements not read yet are default
+// ones: into may be partly updated.)
+template <class Element>
+inline constexpr std::uint64_t batch_most = std::max<std::uint64_t>(max_reserved_bytes / sizeof(Element), 16);
+
+template <class Sequence>
+bool read_msgpack_growing_sequence(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
   using Element = typename Sequence::value_type;
-  if constexpr (std::is_same_v<Element, bool>) {  // std::vector<bool> has no bool& to read into
-    sequence.resize(static_cast<std::size_t>(count));
-    for (std::uint64_t i = 0; i < count; ++i) {
-      bool element = false;
-      if (!read_msgpack(c, element)) {
-        c.err.prepend_path(path_index(i));
-        return false;
-      }
-      sequence[i] = element;
-    }
-    return true;
+  std::uint64_t made = sequence.size();
+  for (std::uint64_t read = 0;;) {
+    if (!read_msgpack_elements(c, sequence, read, made)) return false;
+    if (made == count) return true;
+    read = made;
+    const std::uint64_t batch = std::min({count - made, batch_most<Element>, c.memory_left / sizeof(Element)});
+    if (batch == 0) return c.spend(sizeof(Element), c.p);  // over max_memory: fails, at the next element
+    c.memory_left -= batch * sizeof(Element);
+    made += batch;
+    sequence.resize(static_cast<std::size_t>(made));
+  }
+}
+
+template <class Sequence>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
+  if constexpr (std::is_same_v<typename Sequence::value_type, bool>) {
+    return read_msgpack_bool_sequence(c, sequence, count);
   } else {
-    if (count <= sequence.size()) {
-      sequence.resize(static_cast<std::size_t>(count));
-      return read_msgpack_elements(c, sequence, count);
-    }
-    constexpr std::uint64_t cap = max_reserved_bytes / sizeof(Element) > 16 ? max_reserved_bytes / sizeof(Element) : 16;
-    std::size_t existing = sequence.size();
-    // The new elements all at once, when they fit in one reservation and max_memory affords
-    // them: made, then read in place as a reused sequence's are (a fresh object's inventory;
-    // on an error the ones not read yet are default ones — into may be partly updated).
-    if (const std::uint64_t added = count - existing; added <= cap && added <= c.memory_left / sizeof(Element)) {
+    using Element = typename Sequence::value_type;
+    const std::size_t existing = sequence.size();
+    if (count > existing) {
+      // All new elements in one batch (a fresh object's inventory): made here, then read.
+      const std::uint64_t added = count - existing;
+      if (added > batch_most<Element> || added > c.memory_left / sizeof(Element))
+        return read_msgpack_growing_sequence(c, sequence, count);
       c.memory_left -= added * sizeof(Element);
-      sequence.resize(static_cast<std::size_t>(count));
-      return read_msgpack_elements(c, sequence, count);
-    }
-    if (!read_msgpack_elements(c, sequence, existing)) return false;
-    if constexpr (requires { sequence.reserve(std::size_t{}); }) {
-      std::uint64_t wanted = count < existing + cap ? count : existing + cap;
-      if (sequence.capacity() < wanted) sequence.reserve(static_cast<std::size_t>(wanted));
-    }
-    std::uint64_t i = existing;
-    if constexpr (is_flat_element<Element>() && requires { sequence.data(); }) {
-      // New flat elements into the room reserved above, each counted against max_memory.
-      const std::uint64_t room = std::min<std::uint64_t>(count, sequence.capacity()) - i;
-      const std::uint64_t affordable = std::min<std::uint64_t>(room, c.memory_left / sizeof(Element));
-      if (affordable >= flat_run_minimum) {
-        sequence.resize(static_cast<std::size_t>(i + affordable));
-        const std::uint64_t read = read_flat_elements(c, sequence.data() + i, affordable);
-        sequence.resize(static_cast<std::size_t>(i + read));
-        c.memory_left -= read * sizeof(Element);
-        i += read;
+      // An empty vector without room (a fresh object's): a new one of count elements,
+      // made inline, where resize is a call.
+      bool made = false;
+      if constexpr (std::is_same_v<Sequence, std::vector<Element, typename Sequence::allocator_type>>) {
+        if ((made = sequence.capacity() == 0))
+          sequence = Sequence(static_cast<std::size_t>(count), sequence.get_allocator());
       }
+      if (!made) sequence.resize(static_cast<std::size_t>(count));
+    } else if (count < existing) {
+      sequence.resize(static_cast<std::size_t>(count));  // not called at the same size: resize is a call
     }
-    for (; i < count; ++i) {
-      if (!c.spend(sizeof(Element), c.p)) return false;
-      sequence.emplace_back();
-      if (!c.more() || !read_msgpack_element(c, sequence.back())) {
-        c.err.prepend_path(path_index(i));
-        return false;
-      }
-    }
-    return true;
+    return read_msgpack_elements(c, sequence, 0, count);
   }
 }
 

@@ -1,5 +1,5 @@
-// Comparing a compile-time number of bytes (a struct's known keys) with a few word loads, and
-// copying text into a string that can hold it.
+// Comparing a compile-time number of bytes (a struct's known keys) with a few word loads,
+// copying short text inline, and copying text into a string that can hold it.
 // std::memcmp would do, natively: compilers expand it for small constant sizes. The
 // WebAssembly backend does not — every key compare became a call — so this is spelled out.
 #pragma once
@@ -44,6 +44,32 @@ SAVEKIT_ALWAYS_INLINE bool equal_bytes(const void* left, const void* right) {
   }
 }
 
+template <class Word>
+SAVEKIT_ALWAYS_INLINE void copy_word_pair(char* to, const char* from, std::size_t n) {
+  Word first, last;
+  std::memcpy(&first, from, sizeof(Word));
+  std::memcpy(&last, from + n - sizeof(Word), sizeof(Word));
+  std::memcpy(to, &first, sizeof(Word));
+  std::memcpy(to + n - sizeof(Word), &last, sizeof(Word));
+}
+
+// Copies n bytes between buffers that do not overlap. A name or a key (up to 16 bytes) is
+// two overlapping word copies inline; memcpy of a size not known at compile time is a
+// call into the C library (through the PLT natively, out of line in WebAssembly).
+SAVEKIT_ALWAYS_INLINE void copy_bytes(char* to, const char* from, std::size_t n) {
+  if (n > 16) {
+    std::memcpy(to, from, n);
+  } else if (n >= 8) {
+    copy_word_pair<std::uint64_t>(to, from, n);
+  } else if (n >= 4) {
+    copy_word_pair<std::uint32_t>(to, from, n);
+  } else if (n != 0) {
+    to[0] = from[0];
+    to[n / 2] = from[n / 2];
+    to[n - 1] = from[n - 1];
+  }
+}
+
 // Replaces a string's content with text that does not overlap it: a copy and a new length,
 // inline. std::string's assign goes out of line through _M_replace and its overlap checks,
 // and shrinking, resize is a call too (explicitly instantiated); C++23's
@@ -51,17 +77,17 @@ SAVEKIT_ALWAYS_INLINE bool equal_bytes(const void* left, const void* right) {
 SAVEKIT_ALWAYS_INLINE void assign_string(std::string& value, std::string_view text) {
   const std::size_t n = text.size();
   if (n == value.size()) {  // a reused object's usual case: no length to set
-    if (n != 0) std::memcpy(value.data(), text.data(), n);
+    copy_bytes(value.data(), text.data(), n);
     return;
   }
 #if defined(__cpp_lib_string_resize_and_overwrite)
   value.resize_and_overwrite(n, [&](char* data, std::size_t) {
-    if (n != 0) std::memcpy(data, text.data(), n);
+    copy_bytes(data, text.data(), n);
     return n;
   });
 #else
   if (n < value.size()) {
-    if (n != 0) std::memcpy(value.data(), text.data(), n);
+    copy_bytes(value.data(), text.data(), n);
     value.resize(n);
   } else {
     value.assign(text.data(), n);

@@ -139,6 +139,18 @@ constexpr int decimal_length(std::uint64_t v) {
   }
 }
 
+// The number of digits of a float's significand (below 10^9), by a tree of comparisons:
+// a float's usual 7 or 8 digits take two, each predicted, so the digits that follow are
+// made before the count is known. (A branch-free count, clz and a table, made each float
+// wait for it: measured nearly 30% slower. decimal_length's chain from the low end: 4% slower.)
+constexpr int float_decimal_length(std::uint32_t v) {
+  if (v >= 10000000) return v >= 100000000 ? 9 : 8;
+  if (v >= 100000) return v >= 1000000 ? 7 : 6;
+  if (v >= 1000) return v >= 10000 ? 5 : 4;
+  if (v >= 10) return v >= 100 ? 3 : 2;
+  return 1;
+}
+
 // Writes the decimal digits of v ending exactly at p + length.
 // (UInt: std::uint32_t when the value fits, as a float's digits do: cheaper division.)
 template <class UInt>
@@ -211,11 +223,16 @@ char* write_float(char* p, Float value) {
     std::memcpy(p, "0.0", 3);
     return p + 3;
   }
-  auto decimal = jkj::dragonbox::to_decimal(value);
-  if (decimal.is_negative) *p++ = '-';
+  // The sign from the value's own bit: dragonbox asked for it too was 10% slower.
+  auto decimal = jkj::dragonbox::to_decimal(value, jkj::dragonbox::policy::sign::ignore);
+  if (std::signbit(value)) *p++ = '-';
   // At most 9 digits for a float (32-bit arithmetic), 17 for a double.
   auto significand = decimal.significand;
-  int length = decimal_length(significand);
+  int length;
+  if constexpr (std::is_same_v<Float, float>)
+    length = float_decimal_length(significand);
+  else
+    length = decimal_length(significand);
   int point = length + decimal.exponent;  // value = 0.DIGITS x 10^point
 
   if (point > 0 && point <= 21) {
