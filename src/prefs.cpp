@@ -1,5 +1,6 @@
 #include "savekit/prefs.hpp"
 
+#include "savekit/detail/bytes.hpp"
 #include "savekit/file_backend.hpp"
 
 #include <algorithm>
@@ -85,7 +86,7 @@ status prefs::check_key(std::string_view key) {
 prefs::entry& prefs::touch(std::string_view key, value_type type) {
   shared_state& s = *state_;
   entry_map::value_type* node = s.last;
-  if (!node || node->first != key) {
+  if (!node || !detail::equal_text(node->first, key)) {
     auto it = s.entries.find(key);
     if (it == s.entries.end()) it = s.entries.emplace(std::string{key}, entry{}).first;
     node = s.last = &*it;
@@ -104,7 +105,7 @@ prefs::entry& prefs::touch(std::string_view key, value_type type) {
 const prefs::entry* prefs::find(std::string_view key) const {
   shared_state& s = *state_;
   entry_map::value_type* node = s.last;
-  if (!node || node->first != key) {
+  if (!node || !detail::equal_text(node->first, key)) {
     auto it = s.entries.find(key);
     if (it == s.entries.end()) return nullptr;
     node = s.last = &*it;

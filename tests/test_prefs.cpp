@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -554,6 +555,48 @@ TEST(Prefs, CraftedKeysDoNotCollide) {
   ASSERT_TRUE(p) << p.error().to_string();
   EXPECT_EQ(p->size(), keys.size());
   for (const auto& key : keys) ASSERT_EQ(p->get_string(key), "v");
+}
+
+TEST(Prefs, TheKeyHashMixesAlikeWithAndWithoutA128BitMultiply) {
+  // WebAssembly's hash multiplies in 32-bit halves (no call per multiply): the same
+  // function as the 128-bit multiply, for every carry — the edges and random words.
+  const std::uint64_t edges[] = {
+      0, 1, 0xFFFFFFFFu, 0x100000000u, 0xFFFFFFFFFFFFFFFFu, 0x8000000080000000u, 0x9E3779B97F4A7C15u};
+  for (std::uint64_t x : edges)
+    for (std::uint64_t y : edges)
+      ASSERT_EQ(savekit::detail::multiply_fold_halves(x, y), savekit::detail::multiply_fold_wide(x, y))
+          << x << " " << y;
+  std::mt19937_64 rng(20261202);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t x = rng(), y = rng();
+    ASSERT_EQ(savekit::detail::multiply_fold_halves(x, y), savekit::detail::multiply_fold_wide(x, y)) << x << " " << y;
+  }
+}
+
+TEST(Prefs, KeysEqualOnlyByteForByte) {
+  // The last-key check compares short keys by overlapping words: every length to 20, each
+  // byte changed in turn, and a prefix, are different keys.
+  for (std::size_t n = 0; n <= 20; ++n) {
+    std::string key;
+    for (std::size_t i = 0; i < n; ++i) key += static_cast<char>('a' + (i * 5 + n) % 26);
+    const std::string same = key;
+    ASSERT_TRUE(savekit::detail::equal_text(key, same)) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string other = key;
+      other[i] = static_cast<char>(other[i] ^ 0x20);
+      ASSERT_FALSE(savekit::detail::equal_text(key, other)) << n << " at " << i;
+    }
+    if (n > 0) {
+      ASSERT_FALSE(savekit::detail::equal_text(key, std::string_view(key).substr(0, n - 1))) << n;
+    }
+  }
+  // Through the store: two keys that differ in one middle byte keep their own values.
+  auto p = prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(p->set_int("player.slot1.level", 1));
+  ASSERT_TRUE(p->set_int("player.slot2.level", 2));
+  EXPECT_EQ(p->get_int("player.slot1.level"), 1);
+  EXPECT_EQ(p->get_int("player.slot2.level"), 2);
+  EXPECT_EQ(p->get_int("player.slot1.level"), 1);
 }
 
 TEST(Prefs, ErrorPathsNameTheEntryThenThePathInsideIt) {

@@ -1097,34 +1097,38 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
   return true;
 }
 
-// The map form as savekit writes it: every field, in order. Each key is compared with its
-// encoding known at compile time and each value read inline, unrolled at compile time
-// (not a call per field through a table). Returns how many entries it read — up to the
-// first key that is not the next field's, which the general loop then reads — or -1 on an
-// error in a value.
-template <class T, std::size_t... I>
-SAVEKIT_ALWAYS_INLINE std::ptrdiff_t read_msgpack_members_in_order(msgpack_cursor& c, T& value, std::uint64_t count,
-                                                                   std::index_sequence<I...>) {
-  if constexpr (sizeof...(I) == 0) {  // an empty struct
-    return 0;
-  } else {
-    using R = reflection<T>;
-    std::ptrdiff_t read = 0;
-    auto member = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      using key = msgpack_key<T, K>;
-      if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
-      c.p += key::size;  // a byte is left for the value: remaining() was above key::size
-      if (!read_msgpack_member(c, R::template get<K>(value))) {
-        c.err.prepend_path(path_key(R::names[K]));
-        read = -1;
-        return false;
-      }
-      ++read;
-      return true;
-    };
-    (member(std::integral_constant<std::size_t, I>{}) && ...);
-    return read;
+// Entry K of the map form, if its key is field K's: compared with the key's encoding known
+// at compile time, the value read inline. False when the order breaks here (read stays)
+// or on an error in the value (read becomes -1). A function, not a lambda over the
+// cursor: a closure the optimizer leaves in memory (clang did, for WebAssembly) makes
+// every field reload the cursor and the object through it.
+template <std::size_t K, class T>
+SAVEKIT_ALWAYS_INLINE bool read_msgpack_member_in_order(msgpack_cursor& c, T& value, std::uint64_t count,
+                                                        std::ptrdiff_t& read) {
+  using key = msgpack_key<T, K>;
+  if (K >= count || c.remaining() <= key::size || !equal_bytes<key::size>(c.p, key::bytes.data())) return false;
+  c.p += key::size;  // a byte is left for the value: remaining() was above key::size
+  if (!read_msgpack_member(c, reflection<T>::template get<K>(value))) {
+    c.err.prepend_path(path_key(reflection<T>::names[K]));
+    read = -1;
+    return false;
   }
+  ++read;
+  return true;
+}
+
+// The map form as savekit writes it: every field, in order, unrolled at compile time (not
+// a call per field through a table). Returns how many entries it read — up to the first
+// key that is not the next field's, which the general loop then reads — or -1 on an error
+// in a value.
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE std::ptrdiff_t read_msgpack_members_in_order([[maybe_unused]] msgpack_cursor& c,
+                                                                   [[maybe_unused]] T& value,
+                                                                   [[maybe_unused]] std::uint64_t count,
+                                                                   std::index_sequence<I...>) {
+  std::ptrdiff_t read = 0;
+  [[maybe_unused]] const bool all = (read_msgpack_member_in_order<I>(c, value, count, read) && ...);
+  return read;
 }
 
 // The map form: fields by name, in any order; unknown names are skipped.

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "savekit/backend.hpp"
+#include "savekit/detail/bytes.hpp"
 #include "savekit/error.hpp"
 #include "savekit/file_backend_options.hpp"
 #include "savekit/json.hpp"
@@ -77,6 +78,33 @@ class store_mutex {
 // per-process counter).
 std::uint64_t random_seed() noexcept;
 
+// Keys compared inline (detail::equal_text): std::equal_to's memcmp is a call in
+// WebAssembly, made for every key in a bucket's chain.
+struct key_equal {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return equal_text(a, b); }
+};
+
+// The high and low halves of x * y (128 bits) folded into 64 by xor: the mixing step of
+// the key hash. Two versions of one function: one 128-bit multiply (one instruction on
+// 64-bit machines), and four 32 x 32 -> 64 ones, which WebAssembly does inline where its
+// 128-bit multiply is a call into the compiler's runtime (__multi3), two per key.
+inline std::uint64_t multiply_fold_wide(std::uint64_t x, std::uint64_t y) noexcept {
+  __extension__ using u128 = unsigned __int128;
+  const u128 product = static_cast<u128>(x) * y;
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+inline std::uint64_t multiply_fold_halves(std::uint64_t x, std::uint64_t y) noexcept {
+  constexpr std::uint64_t low = 0xFFFFFFFFu;
+  const std::uint64_t x0 = x & low, x1 = x >> 32, y0 = y & low, y1 = y >> 32;
+  const std::uint64_t p00 = x0 * y0, p01 = x0 * y1, p10 = x1 * y0, p11 = x1 * y1;
+  const std::uint64_t middle = (p00 >> 32) + (p01 & low) + (p10 & low);  // at most 3 x (2^32 - 1)
+  const std::uint64_t product_low = (middle << 32) | (p00 & low);
+  const std::uint64_t product_high = p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32);
+  return product_low ^ product_high;
+}
+
 // The store's key hash. Keys come from files that may be crafted (shared saves, mods), so
 // the hash is keyed by a random seed per store: without it, keys chosen to collide make
 // every lookup walk one long chain (30,000 such keys took 18 s to open instead of 0.06).
@@ -110,9 +138,11 @@ class key_hash {
 
  private:
   static std::uint64_t fold(std::uint64_t x, std::uint64_t y) noexcept {
-    __extension__ using u128 = unsigned __int128;
-    u128 product = static_cast<u128>(x) * y;
-    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+#if defined(__wasm__)
+    return multiply_fold_halves(x, y);
+#else
+    return multiply_fold_wide(x, y);
+#endif
   }
   static std::uint64_t load64(const char* p) noexcept {
     std::uint64_t v;
@@ -256,7 +286,7 @@ class prefs {
     bool deleted = false;       // a tombstone until the deletion is committed
     bool dirty = false;         // in dirty_ (changed since the last commit)
   };
-  using entry_map = std::unordered_map<std::string, entry, detail::key_hash, std::equal_to<>>;
+  using entry_map = std::unordered_map<std::string, entry, detail::key_hash, detail::key_equal>;
 
   struct background_commits;  // src/prefs.cpp
 

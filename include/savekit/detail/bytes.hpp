@@ -70,6 +70,27 @@ SAVEKIT_ALWAYS_INLINE void copy_bytes(char* to, const char* from, std::size_t n)
   }
 }
 
+// Whether two texts are equal; one of up to 16 bytes (a store's key, a name) compared by
+// two overlapping words inline, where operator== is a call to memcmp in WebAssembly.
+SAVEKIT_ALWAYS_INLINE bool equal_text(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* x = a.data();
+  const char* y = b.data();
+  auto words_equal = [&]<class Word>(Word) {
+    Word x0, x1, y0, y1;
+    std::memcpy(&x0, x, sizeof(Word));
+    std::memcpy(&x1, x + n - sizeof(Word), sizeof(Word));
+    std::memcpy(&y0, y, sizeof(Word));
+    std::memcpy(&y1, y + n - sizeof(Word), sizeof(Word));
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  };
+  if (n > 16) return std::memcmp(x, y, n) == 0;
+  if (n >= 8) return words_equal(std::uint64_t{});
+  if (n >= 4) return words_equal(std::uint32_t{});
+  return n == 0 || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1]);
+}
+
 // Replaces a string's content with text that does not overlap it: a copy and a new length,
 // inline. std::string's assign goes out of line through _M_replace and its overlap checks,
 // and shrinking, resize is a call too (explicitly instantiated); C++23's

@@ -332,18 +332,26 @@ struct msgpack_cursor {
   }
 
   // str (fixstr, str8/16/32) or bin (bin8/16/32): sets data, length and kind.
-  [[nodiscard]] probe string_or_binary(const unsigned char*& data, std::uint64_t& length, payload_kind& kind) {
+  // A fixstr (a key, a name) inline; the longer headers out of line (each call costs the
+  // more in WebAssembly).
+  [[nodiscard]] SAVEKIT_ALWAYS_INLINE probe string_or_binary(const unsigned char*& data, std::uint64_t& length,
+                                                             payload_kind& kind) {
     std::uint8_t b = *p;
     if ((b & 0xe0) == 0xa0) {
       kind = payload_kind::str;
       length = b & 0x1f;
-      if (length > remaining() - 1)
+      if (SAVEKIT_UNLIKELY(length > remaining() - 1))
         return probe_of(fail(errc::length_exceeds_input, p, "declared length exceeds the input"));
       data = p + 1;
       p += 1 + length;
       return probe::read;
     }
+    return long_string_or_binary(data, length, kind);
+  }
+
+  [[nodiscard]] probe long_string_or_binary(const unsigned char*& data, std::uint64_t& length, payload_kind& kind) {
     int length_bytes = 0;
+    const std::uint8_t b = *p;
     switch (b) {
       case mp::str8:
       case mp::bin8:
@@ -366,14 +374,24 @@ struct msgpack_cursor {
 
   // Array or map header. Every element takes at least one byte, so a count larger than
   // the rest of the input is rejected here, before a container reserves room for it.
-  [[nodiscard]] probe container(std::uint64_t& count, container_kind& kind) {
-    const unsigned char* at = p;
-    std::uint8_t b = *p;
-    if ((b & 0xf0) == 0x90 || (b & 0xf0) == 0x80) {
+  [[nodiscard]] SAVEKIT_ALWAYS_INLINE probe container(std::uint64_t& count, container_kind& kind) {
+    const std::uint8_t b = *p;
+    if ((b & 0xe0) == 0x80) {  // fixmap 0x8_, fixarray 0x9_: inline
       count = b & 0x0f;
       kind = (b & 0xf0) == 0x90 ? container_kind::array : container_kind::map;
+      const std::uint64_t minimum = kind == container_kind::map ? count * 2 : count;
+      if (SAVEKIT_UNLIKELY(minimum >= remaining()))
+        return probe_of(fail(errc::length_exceeds_input, p, "declared length exceeds the input"));
       ++p;
-    } else if (b == mp::array16 || b == mp::array32 || b == mp::map16 || b == mp::map32) {
+      return probe::read;
+    }
+    return long_container(count, kind);
+  }
+
+  [[nodiscard]] probe long_container(std::uint64_t& count, container_kind& kind) {
+    const unsigned char* at = p;
+    const std::uint8_t b = *p;
+    if (b == mp::array16 || b == mp::array32 || b == mp::map16 || b == mp::map32) {
       kind = b == mp::array16 || b == mp::array32 ? container_kind::array : container_kind::map;
       if (!field(b == mp::array16 || b == mp::map16 ? 2 : 4, count)) return probe::failed;
     } else {
