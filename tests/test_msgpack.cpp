@@ -636,6 +636,52 @@ TEST(MsgpackRead, AnIntegerThatEndsTheInputReadsAndOneCutShortIsAnError) {
   }
 }
 
+// Regression (an attack review of the flat reader): its one check per element was for the
+// widest encoding the writer uses for the type (2 bytes for an int8), but it takes wider
+// ones (a uint32 that holds a small value): a value cut off by the end was read from the
+// bytes after the input, and the cursor left past the end. Each input below is the start
+// of a buffer whose next bytes would make it read "successfully"; the span ends before
+// them, so the value is cut off: unexpected_end inside the input, at the element.
+TEST(MsgpackRead, AFlatElementCutOffByTheEndIsNeverReadFromTheBytesAfterIt) {
+  struct Byte1 {
+    std::int8_t x = 0;
+    bool operator==(const Byte1&) const = default;
+  };
+  struct Holder {
+    std::vector<std::int16_t> a;
+    int b = 0;
+  };
+  auto expect_cut = [](const std::vector<std::byte>& buffer, std::size_t length, auto into, const char* path) {
+    // An exact-size copy too: under AddressSanitizer a read past it is a fault.
+    const std::vector<std::byte> exact(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(length));
+    for (const auto* input : {&buffer, &exact}) {
+      auto target = into;
+      auto read = savekit::from_msgpack(std::span(input->data(), length), target);
+      ASSERT_FALSE(read) << path;
+      EXPECT_EQ(read.error().code(), savekit::errc::unexpected_end) << read.error().to_string();
+      EXPECT_LE(read.error().offset(), length) << read.error().to_string();
+      EXPECT_EQ(read.error().path(), path) << read.error().to_string();
+    }
+  };
+  expect_cut(bytes({0x91, 0xce, 0x00, 0x00, 0x00, 0x07}), 4, std::vector<std::int16_t>{}, "$[0]");
+  expect_cut(bytes({0x92, 0x01, 0xcd, 0x00, 0x05}), 4, std::array<std::int8_t, 2>{}, "$[1]");
+  expect_cut(bytes({0x91, 0x91, 0xd2, 0x00, 0x00, 0x00, 0x03}), 6, std::vector<Byte1>{}, "$[0].x");
+  for (int lead = 0; lead < 10; ++lead) {  // after leading elements too (the tight loop's run)
+    std::vector<std::byte> buffer = bytes({static_cast<int>(0x90 | (lead + 1))});
+    for (int i = 0; i < lead; ++i) buffer.push_back(std::byte{1});
+    const std::vector<std::byte> tail = bytes({0xce, 0x00, 0x00, 0x00, 0x07});
+    buffer.insert(buffer.end(), tail.begin(), tail.end());
+    expect_cut(buffer, buffer.size() - 1, std::vector<std::int8_t>{}, ("$[" + std::to_string(lead) + "]").c_str());
+  }
+  // A member after the cut-off array is not read from beyond the input either.
+  const std::vector<std::byte> buffer = bytes({0x82, 0xa1, 'a', 0x91, 0xce, 0x00, 0x00, 0x00, 0x07, 0xa1, 'b', 0x05});
+  Holder holder;
+  auto read = savekit::from_msgpack(std::span(buffer.data(), 7), holder);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), savekit::errc::unexpected_end) << read.error().to_string();
+  EXPECT_EQ(holder.b, 0);
+}
+
 // A string read into one that already has content: longer, shorter, as long (with other
 // bytes), empty. Every length up to 33 — short ones are copied by overlapping words — and
 // two long ones.

@@ -678,7 +678,8 @@ consteval bool is_flat_element() {
 }
 
 // One number in its usual encoding at p, or false with nothing read. Unchecked, p has room
-// for the largest encoding; Checked (the input's last bytes), each encoding checks its own.
+// for the widest encoding read here (flat_most_bytes, below); Checked (the input's last
+// bytes), each encoding checks its own.
 template <bool Checked, class T>
 SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsigned char* end, T& out) {
   auto has = [&](std::ptrdiff_t bytes) { return !Checked || end - p >= bytes; };
@@ -748,12 +749,34 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, const unsi
   }
 }
 
+// The most bytes read_flat_element<false> may read for a T: the widest encoding it takes
+// for each number (up to uint32/int32 for an integer of any width — uint16 into an int8
+// that holds its value included — float32 or float64 for a float), not the widest the
+// writer would use for T (bounded_msgpack_size: 2 bytes for an int8).
+template <class T>
+consteval std::size_t flat_most_bytes() {
+  if constexpr (std::is_same_v<T, float>) {
+    return 5;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return 9;
+  } else if constexpr (is_flat_scalar<T>()) {
+    return 5;
+  } else {
+    using R = reflection<T>;
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (std::size_t{1} + ... +
+              flat_most_bytes<std::remove_cvref_t<decltype(R::template get<I>(std::declval<T&>()))>>());
+    }
+    (std::make_index_sequence<R::size>{});
+  }
+}
+
 // Reads elements into out[0], out[1], ... up to count while they are flat; returns how
 // many it read. While room for the largest encoding of an element remains, one check per
 // element; then (an inventory's last items, or all of a save's two) one per value.
 template <class E>
 std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count) {
-  constexpr std::size_t most = bounded_msgpack_size<E>();
+  constexpr std::size_t most = flat_most_bytes<E>();
   if constexpr (kind_v<E> == value_kind::structure) {
     if (c.depth + 1 > c.max_depth) return 0;  // the general reader says so, at the element
   }
@@ -828,8 +851,9 @@ bool read_msgpack_tuple(msgpack_cursor& c, Tuple& tuple) {
 }
 
 // The elements of a sequence of count elements. A header's count alone (which may be a
-// lie) never makes more than max_reserved_bytes of new elements, nor more than max_memory
-// allows: beyond that, memory follows the elements actually read.
+// lie) never makes more than one batch of new elements — max_reserved_bytes of them, or 16
+// of a larger size — nor more than max_memory allows: beyond that, memory follows the
+// elements actually read.
 inline constexpr std::size_t max_reserved_bytes = std::size_t{1} << 20;
 
 template <class Sequence>
