@@ -92,6 +92,89 @@ TEST(JsonWrite, PrettyOutput) {
   EXPECT_EQ(*back, save);
 }
 
+namespace {
+
+// Everything a writer makes, indented: empty and nested containers, maps, variants, tuples,
+// strings holding JSON's punctuation, and a raw_json member with a layout of its own.
+struct Layout {
+  std::string text;
+  std::vector<std::vector<int>> grid;
+  std::vector<int> none;
+  std::map<std::string, int> counts;
+  std::map<std::string, int> no_counts;
+  std::optional<int> missing;
+  std::variant<int, std::string> either;
+  std::tuple<int, bool> pair;
+  savekit::raw_json raw;
+};
+
+// What is left of JSON text without the whitespace outside its strings.
+std::string without_layout(const std::string& text) {
+  std::string out;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\')
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (c != ' ' && c != '\n') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(JsonWrite, PrettyOutputIndentsEveryKindOfValue) {
+  Layout value{"a{[,:]}\"\\", {{1, 2}, {}}, {}, {{"k", 1}}, {}, {}, std::string{"s"}, {3, true}, {"[ 1 ,\n{ }]"}};
+  const std::string pretty = savekit::to_json(value, {.pretty = true});
+  EXPECT_EQ(pretty,
+            "{\n"
+            "  \"text\": \"a{[,:]}\\\"\\\\\",\n"
+            "  \"grid\": [\n"
+            "    [\n"
+            "      1,\n"
+            "      2\n"
+            "    ],\n"
+            "    []\n"
+            "  ],\n"
+            "  \"none\": [],\n"
+            "  \"counts\": {\n"
+            "    \"k\": 1\n"
+            "  },\n"
+            "  \"no_counts\": {},\n"
+            "  \"missing\": null,\n"
+            "  \"either\": [\n"
+            "    1,\n"
+            "    \"s\"\n"
+            "  ],\n"
+            "  \"pair\": [\n"
+            "    3,\n"
+            "    true\n"
+            "  ],\n"
+            "  \"raw\": [\n"
+            "    1,\n"
+            "    {}\n"
+            "  ]\n"
+            "}");
+  // Only layout was added: without it, the compact text (raw_json's own layout aside).
+  value.raw.text = "[1,{}]";
+  EXPECT_EQ(without_layout(pretty), savekit::to_json(value));
+  EXPECT_EQ(savekit::to_json(std::vector<int>{1}, {.pretty = true, .indent_width = 0}), "[\n1\n]");
+  EXPECT_EQ(savekit::to_json(std::vector<std::vector<int>>{{1}}, {.pretty = true, .indent_width = 4}),
+            "[\n    [\n        1\n    ]\n]");
+  std::string reused(100, 'x');
+  savekit::to_json(std::vector<int>{}, reused, {.pretty = true});
+  EXPECT_EQ(reused, "[]");
+}
+
 TEST(JsonWrite, ReplacesOutputAndReusesItsCapacity) {
   std::string out(1000, 'x');
   out.reserve(4096);
@@ -318,6 +401,28 @@ TEST(JsonWrite, SkipNullMembers) {
   m.c = std::make_unique<int>(3);
   EXPECT_EQ(savekit::to_json(m, {.skip_null_members = true}), R"({"a":1,"b":2,"c":3})");
   EXPECT_EQ(savekit::to_json(Maybe{}, {.pretty = true, .skip_null_members = true}), "{\n  \"b\": 2\n}");
+}
+
+// The first member written has no comma before it, wherever the nulls are; nested structs
+// skip theirs too.
+TEST(JsonWrite, SkipNullMembersWhereverTheNullsAre) {
+  struct Inner {
+    std::shared_ptr<int> p;
+    std::optional<std::string> q;
+  };
+  struct Outer {
+    std::optional<int> a;
+    std::optional<int> b;
+    Inner inner;
+    std::optional<int> c;
+  };
+  const savekit::json_options skip{.skip_null_members = true};
+  EXPECT_EQ(savekit::to_json(Outer{}, skip), R"({"inner":{}})");
+  EXPECT_EQ(savekit::to_json(Outer{{}, 2, {}, {}}, skip), R"({"b":2,"inner":{}})");
+  EXPECT_EQ(savekit::to_json(Outer{{}, {}, {{}, "x"}, 4}, skip), R"({"inner":{"q":"x"},"c":4})");
+  EXPECT_EQ(savekit::to_json(Outer{1, {}, {std::make_shared<int>(5), {}}, {}}, skip), R"({"a":1,"inner":{"p":5}})");
+  EXPECT_EQ(savekit::to_json(Inner{}, skip), "{}");
+  EXPECT_EQ(savekit::to_json(Inner{}), R"({"p":null,"q":null})");
 }
 
 // Members in declaration order are read on a fast path; every way off it (another order,

@@ -297,6 +297,86 @@ TEST(MsgpackWrite, BoundedRunsWriteTheBytesOfValueByValue) {
 }
 
 namespace {
+// Every kind a whole-struct reservation takes (a "sized" struct: strings, bytes, optionals,
+// sequences of bounded values, nested structs), and the same members in a struct that
+// contains itself, which is written value by value with a check per value.
+struct SizedInner {
+  std::optional<std::string> label;
+  std::vector<std::int16_t> marks;
+};
+struct Sized {
+  std::string text;
+  std::vector<std::byte> blob;
+  std::optional<Scalars> maybe;
+  std::optional<std::string> maybe_text;
+  SizedInner inner;
+  std::array<double, 2> pair{};
+};
+struct Unsized {
+  std::string text;
+  std::vector<std::byte> blob;
+  std::optional<Scalars> maybe;
+  std::optional<std::string> maybe_text;
+  SizedInner inner;
+  std::array<double, 2> pair{};
+  std::vector<Unsized> kids;  // always empty: the same bytes as Sized, one more member
+};
+}  // namespace
+
+// A sized struct is written into one reservation of sized_msgpack_bound bytes (or, past
+// max_sized_reservation, member by member): the same bytes as the checked writer's, at
+// every string and array header boundary, never more than the bound.
+TEST(MsgpackWrite, ASizedStructWritesInOneReservationTheBytesOfValueByValue) {
+  static_assert(savekit::detail::sized_msgpack<Sized> && !savekit::detail::sized_msgpack<Unsized>);
+  const std::size_t lengths[] = {0, 1, 15, 16, 31, 32, 255, 256, 4000, 4100, 65535, 65536};
+  std::size_t compared = 0, in_one_reservation = 0;
+  for (std::size_t length : lengths) {
+    for (int variant = 0; variant < 4; ++variant) {
+      Sized sized{std::string(length, 't'),
+                  std::vector<std::byte>(length / (variant + 1), std::byte{0xc1}),
+                  {},
+                  {},
+                  {},
+                  {1.5, -0.25}};
+      if (variant & 1) sized.maybe = Scalars{-5, 300, std::int64_t{1} << 33, true, 0.5f, -2.0, Mood::angry, {7, 8, 9}};
+      if (variant & 2) sized.maybe_text = std::string(length / 2, 'm');
+      if (variant != 0) sized.inner.label = std::string(variant * 11, 'l');
+      sized.inner.marks.assign(length % 300, static_cast<std::int16_t>(-129 * variant));
+      Unsized unsized{sized.text, sized.blob, sized.maybe, sized.maybe_text, sized.inner, sized.pair, {}};
+      for (auto options : {compact, savekit::msgpack_options{}}) {
+        std::vector<std::byte> reused(7, std::byte{0xee});
+        savekit::to_msgpack(sized, reused, options);
+        auto by_value = savekit::to_msgpack(unsized, options);
+        ASSERT_TRUE(by_value);
+        // Unsized ends with one more member (an empty array): drop it and fix the header.
+        std::vector<std::byte> expected = *by_value;
+        ASSERT_EQ(expected.back(), std::byte{0x90});
+        expected.pop_back();
+        if (options.form == compact.form) {
+          ASSERT_EQ(expected[0], std::byte{0x97});
+          expected[0] = std::byte{0x96};
+        } else {
+          ASSERT_EQ(expected[0], std::byte{0x87});
+          expected[0] = std::byte{0x86};
+          expected.resize(expected.size() - 5);  // the key "kids"
+        }
+        ASSERT_EQ(reused, expected) << "length " << length << " variant " << variant;
+        const std::size_t bound = savekit::detail::sized_msgpack_bound(sized);
+        EXPECT_LE(reused.size(), bound);
+        if (bound <= savekit::detail::max_sized_reservation) ++in_one_reservation;
+        auto back = savekit::from_msgpack<Unsized>(reused);
+        ASSERT_TRUE(back) << back.error().to_string();
+        EXPECT_EQ(back->text.size(), length);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 2 * 4 * std::size(lengths));
+  EXPECT_GT(in_one_reservation, compared / 3);  // both paths are taken
+  EXPECT_LT(in_one_reservation, compared);
+}
+
+namespace {
 struct Pair32 {
   std::int32_t a = 0;
   std::int32_t b = 0;

@@ -48,7 +48,8 @@ inline bool is_valid_utf8(std::string_view text) noexcept {
 }
 
 // Any JSON value kept as its text: read without interpreting it, written back verbatim
-// (an empty text is written as null). For documents whose parts have no fixed type.
+// (re-indented when the output is pretty; an empty text is written as null). For
+// documents whose parts have no fixed type.
 struct raw_json {
   std::string text;
   bool operator==(const raw_json&) const = default;
@@ -85,7 +86,6 @@ struct basic_json_writer {
 
   output<std::string> out;
   const json_options& options;
-  int level = 0;
   std::uint32_t depth = 0;
   bool too_deep = false;
 
@@ -103,32 +103,10 @@ struct basic_json_writer {
     if constexpr (Checked) --depth;
   }
 
-  void newline() {
-    if (!options.pretty) return;
-    std::size_t n = 1 + static_cast<std::size_t>(level) * options.indent_width;
-    char* p = out.reserve(n);
-    p[0] = '\n';
-    std::memset(p + 1, ' ', n - 1);
-    out.advance(n);
-  }
-  void open(char c) {
-    out.put(c);
-    ++level;
-  }
-  void close(char c, bool empty) {
-    --level;
-    if (!empty) newline();
-    out.put(c);
-  }
-  void separator(bool first) {
+  // The writers make compact JSON only; json_options::pretty re-indents it afterwards
+  // (indent_json), so no type's writer carries a second, indenting copy of its code.
+  SAVEKIT_ALWAYS_INLINE void separator(bool first) {
     if (!first) out.put(',');
-    newline();
-  }
-  void colon() {
-    if (options.pretty)
-      out.append(": ", 2);
-    else
-      out.put(':');
   }
 };
 using json_writer = basic_json_writer<false>;
@@ -155,14 +133,14 @@ void write_json_float(W& w, Float value) {
 template <class W, class Range>
 void write_json_array(W& w, const Range& range) {
   if (!w.enter()) return;
-  w.open('[');
+  w.out.put('[');
   bool first = true;
   for (const auto& element : range) {
     w.separator(first);
     first = false;
     write_json(w, element_value(element));
   }
-  w.close(']', first);
+  w.out.put(']');
   w.leave();
 }
 
@@ -278,6 +256,26 @@ SAVEKIT_ALWAYS_INLINE void write_json_member(W& w, const T& value) {
   }
 }
 
+// Member I of T after the members before it, under skip_null_members: a null member is
+// left out, and the first member written has no comma before its key.
+template <std::size_t I, class W, class T>
+void write_json_member_unless_null(W& w, const T& value, bool& first) {
+  const auto& member = reflection<T>::template get<I>(value);
+  if (is_null_member(member)) return;
+  constexpr auto& key = key_prefix_v<T, I>;
+  const std::size_t comma = I != 0 && first ? 1 : 0;
+  w.out.append(key.data() + comma, key.size() - comma);
+  first = false;
+  write_json(w, member);
+}
+
+template <class T>
+inline constexpr bool has_nullable_members = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (false || ... ||
+          can_hold_null<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<const T&>()))>>);
+}
+(std::make_index_sequence<reflection<T>::size>{});
+
 template <class W, class T>
 void write_json_struct(W& w, const T& value) {
   using R = reflection<T>;
@@ -285,38 +283,24 @@ void write_json_struct(W& w, const T& value) {
   if constexpr (constexpr std::size_t most = bounded_json_size<T>(); most != 0 && !W::counts_depth) {
     // Every member of bounded size: room reserved once for the whole object. (A writer
     // that counts depth, for types that contain themselves, counts each nested object.)
-    if (!w.options.pretty) {
-      char* p = w.out.reserve(most);
-      w.out.advance(static_cast<std::size_t>(write_bounded_json(p, value) - p));
-      w.leave();
-      return;
-    }
-  }
-  if (!w.options.pretty && !w.options.skip_null_members) {
+    char* p = w.out.reserve(most);
+    w.out.advance(static_cast<std::size_t>(write_bounded_json(p, value) - p));
+  } else {
     w.out.put('{');
+    if constexpr (has_nullable_members<T>) {
+      if (w.options.skip_null_members) {
+        bool first = true;
+        [&]<std::size_t... I>(std::index_sequence<I...>) { (write_json_member_unless_null<I>(w, value, first), ...); }
+        (std::make_index_sequence<R::size>{});
+        w.out.put('}');
+        w.leave();
+        return;
+      }
+    }
     [&]<std::size_t... I>(std::index_sequence<I...>) { (write_json_member<I>(w, value), ...); }
     (std::make_index_sequence<R::size>{});
     w.out.put('}');
-    w.leave();
-    return;
   }
-  w.open('{');
-  bool first = true;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (([&] {
-       constexpr std::string_view name = R::names[I];
-       const auto& member = R::template get<I>(value);
-       if (w.options.skip_null_members && is_null_member(member)) return;
-       w.separator(first);
-       first = false;
-       write_json_string(w.out, name.data(), name.size());
-       w.colon();
-       write_json(w, member);
-     }()),
-     ...);
-  }
-  (std::make_index_sequence<R::size>{});
-  w.close('}', first);
   w.leave();
 }
 
@@ -361,36 +345,35 @@ void write_json(W& w, const T& value) {
       w.out.append_literal("null");
   } else if constexpr (kind == value_kind::variant) {
     if (!w.enter()) return;
-    w.open('[');
-    w.separator(true);
+    w.out.put('[');
     write_json_integer(w, value.index());
-    w.separator(false);
+    w.out.put(',');
     std::visit([&](const auto& alternative) { write_json(w, alternative); }, value);
-    w.close(']', false);
+    w.out.put(']');
     w.leave();
   } else if constexpr (kind == value_kind::tuple) {
     if (!w.enter()) return;
-    w.open('[');
+    w.out.put('[');
     std::apply(
         [&](const auto&... element) {
           bool first = true;
           ((w.separator(first), first = false, write_json(w, element)), ...);
         },
         value);
-    w.close(']', std::tuple_size_v<T> == 0);
+    w.out.put(']');
     w.leave();
   } else if constexpr (kind == value_kind::map) {
     if (!w.enter()) return;
-    w.open('{');
+    w.out.put('{');
     bool first = true;
     for (const auto& [key, mapped] : value) {
       w.separator(first);
       first = false;
       write_json_key(w, key);
-      w.colon();
+      w.out.put(':');
       write_json(w, mapped);
     }
-    w.close('}', first);
+    w.out.put('}');
     w.leave();
   } else if constexpr (kind == value_kind::structure) {
     static_assert(names_are_valid<T>(),
@@ -812,6 +795,39 @@ bool read_json(json_reader& r, T& value) {
   }
 }
 
+// Compact JSON of value into out; false (out empty) when it nests deeper than
+// options.max_depth, which only a type that contains itself can.
+template <class T>
+bool write_compact_json(const T& value, std::string& out, const json_options& options) {
+  if constexpr (depth_is_bounded<T>) {
+    static_assert(nesting_depth<T>() <= default_max_depth,
+                  "this type nests deeper than the readers' default max_depth: it could not be read back");
+    json_writer writer{out, options};
+    write_json(writer, value);
+    writer.out.finish();
+    return true;
+  } else {
+    basic_json_writer<true> writer{out, options};
+    write_json(writer, value);
+    writer.out.finish();
+    if (writer.too_deep) out.clear();
+    return !writer.too_deep;
+  }
+}
+
+// The same, re-indented when options.pretty.
+template <class T>
+bool write_json_text(const T& value, std::string& out, const json_options& options) {
+  if (!options.pretty) return write_compact_json(value, out, options);
+  std::string compact;
+  const bool written = write_compact_json(value, compact, options);
+  if (written)
+    indent_json(compact, options.indent_width, out);
+  else
+    out.clear();
+  return written;
+}
+
 }  // namespace detail
 
 // Writes value as JSON into out, replacing its content and reusing its capacity.
@@ -821,19 +837,9 @@ bool read_json(json_reader& r, T& value) {
 template <class T>
 detail::write_result<T, void> to_json(const T& value, std::string& out, json_options options = {}) {
   if constexpr (detail::depth_is_bounded<T>) {
-    static_assert(detail::nesting_depth<T>() <= default_max_depth,
-                  "this type nests deeper than the readers' default max_depth: it could not be read back");
-    detail::json_writer writer{out, options};
-    detail::write_json(writer, value);
-    writer.out.finish();
+    detail::write_json_text(value, out, options);
   } else {
-    detail::basic_json_writer<true> writer{out, options};
-    detail::write_json(writer, value);
-    writer.out.finish();
-    if (writer.too_deep) {
-      out.clear();
-      return detail::too_deep_to_write(options.max_depth);
-    }
+    if (!detail::write_json_text(value, out, options)) return detail::too_deep_to_write(options.max_depth);
     return {};
   }
 }

@@ -190,12 +190,17 @@ consteval std::size_t bounded_msgpack_size() {
 
 template <class T>
 inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form);
+template <class T>
+SAVEKIT_ALWAYS_INLINE char* put_sized_msgpack(char* p, const T& value, msgpack_form form);
+template <class T>
+char* put_sized_msgpack_struct(char* p, const T& value, msgpack_form form);
 
 // Item K of a struct's encoding in one form, the header first: for the compact form slot
 // K - 1 (a gap is nil), for the map form field K - 1 with its key.
 template <class T, bool Compact, bool Checked>
 struct msgpack_struct_items {
   using R = reflection<T>;
+  static constexpr bool compact = Compact;
   static constexpr std::size_t count = 1 + (Compact ? compact_length<T>() : R::size);
 
   template <std::size_t K>
@@ -248,8 +253,8 @@ struct msgpack_struct_items {
         std::memcpy(p, msgpack_key<T, K - 1>::bytes.data(), msgpack_key<T, K - 1>::size);
         p += msgpack_key<T, K - 1>::size;
       }
-      return put_bounded_msgpack(p, R::template get<static_cast<std::size_t>(f)>(value),
-                                 Compact ? msgpack_form::compact : msgpack_form::map);
+      return put_sized_msgpack(p, R::template get<static_cast<std::size_t>(f)>(value),
+                               Compact ? msgpack_form::compact : msgpack_form::map);
     }
   }
 
@@ -319,15 +324,153 @@ inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form) {
   }
 }
 
+// ---- values of sized encoding: one reservation for a whole struct ------------------------
+//
+// A struct made only of bounded values, strings, byte vectors, sequences of bounded
+// elements, optionals of those and structs of those takes at most a number of bytes that
+// its lengths give. The usual save is such a struct, and small: it is written into one
+// reservation, with no check per member (glaze reserves once per object too).
+
+template <class T>
+consteval bool is_sized_msgpack() {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (bounded_msgpack_size<T>() != 0 || kind == value_kind::string || kind == value_kind::bytes) {
+    return true;
+  } else if constexpr (kind == value_kind::sequence || kind == value_kind::fixed_array) {
+    return bounded_msgpack_size<std::remove_cvref_t<decltype(element_value(*std::begin(std::declval<T&>())))>>() != 0;
+  } else if constexpr (!depth_is_bounded<T>) {
+    return false;  // (a type that contains itself, through a pointer)
+  } else if constexpr (kind == value_kind::nullable) {
+    return is_sized_msgpack<std::remove_cv_t<typename held<T>::type>>();
+  } else if constexpr (kind == value_kind::structure) {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (true && ... &&
+              is_sized_msgpack<std::remove_cvref_t<decltype(reflection<T>::template get<I>(std::declval<T&>()))>>());
+    }
+    (std::make_index_sequence<reflection<T>::size>{});
+  } else {
+    return false;
+  }
+}
+
+template <class T>
+inline constexpr bool sized_msgpack = is_sized_msgpack<T>();
+
+// The most bytes a sized value takes, in either form.
+template <class T>
+SAVEKIT_ALWAYS_INLINE std::size_t sized_msgpack_bound(const T& value) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (constexpr std::size_t most = bounded_msgpack_size<T>(); most != 0) {
+    return most;
+  } else if constexpr (kind == value_kind::string || kind == value_kind::bytes) {
+    return max_header_bytes + value.size();
+  } else if constexpr (kind == value_kind::sequence || kind == value_kind::fixed_array) {
+    using Element = std::remove_cvref_t<decltype(element_value(*std::begin(value)))>;
+    return max_header_bytes + std::size(value) * bounded_msgpack_size<Element>();
+  } else if constexpr (kind == value_kind::nullable) {
+    return value ? sized_msgpack_bound(*value) : 1;
+  } else {
+    using R = reflection<T>;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      constexpr std::size_t gaps = compact_length<T>() - R::size;
+      constexpr std::size_t keys = (std::size_t{0} + ... + msgpack_key<T, I>::size);
+      constexpr std::size_t fixed = msgpack_struct_header_bytes<T>() + (keys > gaps ? keys : gaps);
+      return (fixed + ... + sized_msgpack_bound(R::template get<I>(value)));
+    }
+    (std::make_index_sequence<R::size>{});
+  }
+}
+
+// A sized value at p, which has room for it (sized_msgpack_bound).
+template <class T>
+SAVEKIT_ALWAYS_INLINE char* put_sized_msgpack(char* p, const T& value, msgpack_form form) {
+  constexpr value_kind kind = kind_v<T>;
+  if constexpr (bounded_msgpack_size<T>() != 0) {
+    return put_bounded_msgpack(p, value, form);
+  } else if constexpr (kind == value_kind::string) {
+    const std::size_t n = value.size();
+    p = put_str_header(p, n);
+    copy_bytes(p, value.data(), n);
+    return p + n;
+  } else if constexpr (kind == value_kind::bytes) {
+    const std::size_t n = value.size();
+    p = put_bin_header(p, n);
+    if (n != 0) std::memcpy(p, value.data(), n);
+    return p + n;
+  } else if constexpr (kind == value_kind::sequence || kind == value_kind::fixed_array) {
+    p = put_array_header(p, std::size(value));
+    for (const auto& element : value) p = put_bounded_msgpack(p, element_value(element), form);
+    return p;
+  } else if constexpr (kind == value_kind::nullable) {
+    if (value) return put_sized_msgpack(p, *value, form);
+    *p = static_cast<char>(mp::nil);
+    return p + 1;
+  } else {
+    return put_sized_msgpack_struct(p, value, form);
+  }
+}
+
+// (One function per struct, not inline in each struct that holds it: a struct nested in
+// several costs its code once.)
+template <class T>
+char* put_sized_msgpack_struct(char* p, const T& value, msgpack_form form) {
+  using compact = msgpack_struct_items<T, true, false>;
+  using map = msgpack_struct_items<T, false, false>;
+  return form == msgpack_form::compact
+             ? put_msgpack_items<compact>(p, value, std::make_index_sequence<compact::count>{})
+             : put_msgpack_items<map>(p, value, std::make_index_sequence<map::count>{});
+}
+
+// A sized struct larger than this goes item by item, its sequences in chunks: a reused
+// buffer is not grown far past what a save takes (growing a std::vector fills it).
+inline constexpr std::size_t max_sized_reservation = 4096;
+
+// That rare path is a call per item, each to a writer shared by every struct: a second,
+// inline copy of each struct's members would only cost compile time.
+template <class Writer, class T>
+[[gnu::noinline]] void write_msgpack_by_call(Writer& w, const T& value) {
+  write_msgpack(w, value);
+}
+
+template <class Items, std::size_t K, class Writer, class T>
+SAVEKIT_ALWAYS_INLINE void write_msgpack_item_by_call(Writer& w, const T& value) {
+  if constexpr (K == 0) {
+    if constexpr (Items::compact)
+      w.wire.array_header(Items::count - 1);
+    else
+      w.wire.map_header(Items::count - 1);
+  } else if constexpr (constexpr int f = Items::template field_of<K>(); f < 0) {
+    w.wire.byte(mp::nil);
+  } else {
+    if constexpr (!Items::compact) w.wire.out.append(msgpack_key<T, K - 1>::bytes.data(), msgpack_key<T, K - 1>::size);
+    write_msgpack_by_call(w, Items::R::template get<static_cast<std::size_t>(f)>(value));
+  }
+}
+
+template <class Items, class Writer, class T, std::size_t... K>
+void write_msgpack_items_by_call(Writer& w, const T& value, std::index_sequence<K...>) {
+  (write_msgpack_item_by_call<Items, K>(w, value), ...);
+}
+
 template <class Writer, class T>
 void write_msgpack_struct(Writer& w, const T& value) {
   if (!w.enter()) return;
   using compact = msgpack_struct_items<T, true, Writer::checked>;
   using map = msgpack_struct_items<T, false, Writer::checked>;
-  if (w.form == msgpack_form::map)
+  if constexpr (!Writer::checked && bounded_msgpack_size<T>() == 0 && sized_msgpack<T>) {
+    if (const std::size_t most = sized_msgpack_bound(value); SAVEKIT_LIKELY(most <= max_sized_reservation)) {
+      char* p = w.wire.out.reserve(most);
+      w.wire.out.advance_to(put_sized_msgpack(p, value, w.form));
+    } else if (w.form == msgpack_form::map) {
+      write_msgpack_items_by_call<map>(w, value, std::make_index_sequence<map::count>{});
+    } else {
+      write_msgpack_items_by_call<compact>(w, value, std::make_index_sequence<compact::count>{});
+    }
+  } else if (w.form == msgpack_form::map) {
     write_msgpack_items<map>(w, value, std::make_index_sequence<map::count>{});
-  else
+  } else {
     write_msgpack_items<compact>(w, value, std::make_index_sequence<compact::count>{});
+  }
   w.leave();
 }
 

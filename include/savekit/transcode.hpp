@@ -127,19 +127,19 @@ inline bool transcode_msgpack_value(msgpack_cursor& c, json_writer& w) {
                                   : c.fail(errc::unsupported_type, at, "MessagePack ext types have no JSON form");
   bool map = kind == container_kind::map;
   if (!c.enter(at)) return false;
-  w.open(map ? '{' : '[');
+  w.out.put(map ? '{' : '[');
   for (std::uint64_t i = 0; i < count; ++i) {
     w.separator(i == 0);
     if (map) {
       if (!c.more() || !transcode_msgpack_key(c, w)) return false;
-      w.colon();
+      w.out.put(':');
     }
     if (!transcode_msgpack_value(c, w)) {
       c.err.prepend_path(path_index(i));
       return false;
     }
   }
-  w.close(map ? '}' : ']', count == 0);
+  w.out.put(map ? '}' : ']');
   c.leave();
   return true;
 }
@@ -255,10 +255,16 @@ struct json_transcoder {
 // Converts any MessagePack document to JSON, into out (content replaced, capacity reused).
 inline status msgpack_to_json(std::span<const std::byte> bytes, std::string& out, json_options options = {}) {
   detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
-  detail::json_writer writer{out, options};
+  std::string compact;
+  std::string& text = options.pretty ? compact : out;  // pretty: re-indented from the compact text
+  detail::json_writer writer{text, options};
   bool ok = detail::transcode_msgpack_value(c, writer) && c.finish();
   writer.out.finish();
-  if (!ok) return std::move(c.err).take();
+  if (!ok) {
+    out.clear();
+    return std::move(c.err).take();
+  }
+  if (options.pretty) detail::indent_json(compact, options.indent_width, out);
   return {};
 }
 

@@ -138,9 +138,65 @@ void write_json_base64(output<Container>& out, const void* data, std::size_t n) 
   out.advance(length + 2);
 }
 
-// ---- input ------------------------------------------------------------------------------
-
 inline bool is_json_whitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Compact JSON re-indented (json_options::pretty): after each '{' or '[' that opens a
+// non-empty container and after each ',', a newline and indent_width spaces per level; a
+// space after each ':'. Empty containers stay "{}" and "[]". Whitespace outside strings is
+// dropped, so a raw_json member's own layout gives way to the indentation around it.
+inline void indent_json(std::string_view compact, std::uint8_t indent_width, std::string& out) {
+  out.clear();
+  out.reserve(compact.size() + compact.size() / 2);
+  std::size_t level = 0;
+  auto newline = [&] { out.append(1, '\n').append(level * indent_width, ' '); };
+  const char* p = compact.data();
+  const char* end = p + compact.size();
+  while (p != end) {
+    const char c = *p++;
+    switch (c) {
+      case '"': {  // a string, escapes and all, as it is
+        const char* start = p - 1;
+        while (p != end && *p != '"') p += *p == '\\' && end - p > 1 ? 2 : 1;
+        if (p != end) ++p;
+        out.append(start, static_cast<std::size_t>(p - start));
+        break;
+      }
+      case '{':
+      case '[':
+        out.push_back(c);
+        while (p != end && is_json_whitespace(*p)) ++p;
+        if (p != end && (*p == '}' || *p == ']')) {
+          out.push_back(*p++);
+        } else {
+          ++level;
+          newline();
+        }
+        break;
+      case '}':
+      case ']':
+        if (level != 0) --level;
+        newline();
+        out.push_back(c);
+        break;
+      case ',':
+        out.push_back(c);
+        newline();
+        break;
+      case ':':
+        out.append(": ", 2);
+        break;
+      case ' ':
+      case '\n':
+      case '\r':
+      case '\t':
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
+// ---- input ------------------------------------------------------------------------------
 
 inline int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -182,6 +182,12 @@ SAVEKIT_ALWAYS_INLINE std::uint64_t eight_digits(std::uint32_t v) {
   return x + 0x3030303030303030ull;
 }
 
+__attribute__((noinline)) inline char* write_long_unsigned(char* p, std::uint64_t v) {
+  int length = decimal_length(v);
+  write_digits(p, v, length);
+  return p + length;
+}
+
 SAVEKIT_ALWAYS_INLINE char* write_unsigned(char* p, std::uint64_t v) {
   // Game saves are mostly small numbers: one or two digits without a length scan.
   if (v < 10) {
@@ -192,9 +198,7 @@ SAVEKIT_ALWAYS_INLINE char* write_unsigned(char* p, std::uint64_t v) {
     std::memcpy(p, digit_pairs + v * 2, 2);
     return p + 2;
   }
-  int length = decimal_length(v);
-  write_digits(p, v, length);
-  return p + length;
+  return write_long_unsigned(p, v);
 }
 
 template <class Int>
