@@ -356,28 +356,41 @@ consteval bool is_sized_msgpack() {
 template <class T>
 inline constexpr bool sized_msgpack = is_sized_msgpack<T>();
 
-// The most bytes a sized value takes, in either form.
+// A sized struct larger than this goes item by item, its sequences in chunks: a reused
+// buffer is not grown far past what a save takes (growing a std::vector fills it).
+inline constexpr std::size_t max_sized_reservation = 4096;
+
+// The most bytes a sized value takes, in either form; past max_sized_reservation, only
+// some number over it. (Capped at each length, not computed and then compared: a count
+// times an element's bound wraps where std::size_t has 32 bits — WebAssembly — and a
+// few MB of one-byte structs with 1,000-slot compact forms would seem to fit.)
 template <class T>
 SAVEKIT_ALWAYS_INLINE std::size_t sized_msgpack_bound(const T& value) {
+  constexpr std::size_t over = max_sized_reservation + 1;
   constexpr value_kind kind = kind_v<T>;
   if constexpr (constexpr std::size_t most = bounded_msgpack_size<T>(); most != 0) {
     return most;
   } else if constexpr (kind == value_kind::string || kind == value_kind::bytes) {
-    return max_header_bytes + value.size();
+    const std::size_t n = value.size();
+    return n < max_sized_reservation ? max_header_bytes + n : over;
   } else if constexpr (kind == value_kind::sequence || kind == value_kind::fixed_array) {
     using Element = std::remove_cvref_t<decltype(element_value(*std::begin(value)))>;
-    return max_header_bytes + std::size(value) * bounded_msgpack_size<Element>();
+    constexpr std::size_t element = bounded_msgpack_size<Element>();
+    const std::size_t n = std::size(value);
+    return n <= max_sized_reservation / element ? max_header_bytes + n * element : over;
   } else if constexpr (kind == value_kind::nullable) {
     return value ? sized_msgpack_bound(*value) : 1;
   } else {
     using R = reflection<T>;
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    // (Each member's bound is at most over, or 1,024 for a bounded one: no sum wraps.)
+    const std::size_t sum = [&]<std::size_t... I>(std::index_sequence<I...>) {
       constexpr std::size_t gaps = compact_length<T>() - R::size;
       constexpr std::size_t keys = (std::size_t{0} + ... + msgpack_key<T, I>::size);
       constexpr std::size_t fixed = msgpack_struct_header_bytes<T>() + (keys > gaps ? keys : gaps);
       return (fixed + ... + sized_msgpack_bound(R::template get<I>(value)));
     }
     (std::make_index_sequence<R::size>{});
+    return sum < over ? sum : over;
   }
 }
 
@@ -420,10 +433,6 @@ char* put_sized_msgpack_struct(char* p, const T& value, msgpack_form form) {
              ? put_msgpack_items<compact>(p, value, std::make_index_sequence<compact::count>{})
              : put_msgpack_items<map>(p, value, std::make_index_sequence<map::count>{});
 }
-
-// A sized struct larger than this goes item by item, its sequences in chunks: a reused
-// buffer is not grown far past what a save takes (growing a std::vector fills it).
-inline constexpr std::size_t max_sized_reservation = 4096;
 
 // That rare path is a call per item, each to a writer shared by every struct: a second,
 // inline copy of each struct's members would only cost compile time.
