@@ -175,6 +175,37 @@ TEST(JsonWrite, PrettyOutputIndentsEveryKindOfValue) {
   EXPECT_EQ(reused, "[]");
 }
 
+// raw_json text is written as it is, unvalidated. Text the re-indenting pass cannot read
+// (an unterminated string) would make it take everything after for a string: spaces in
+// later strings dropped, nothing indented. Pretty output is then the compact output.
+TEST(JsonWrite, PrettyOutputWithInvalidRawJsonIsTheCompactOutput) {
+  struct Doc {
+    savekit::raw_json raw;
+    std::string after = "keep  two spaces";
+    std::vector<int> list{1, 2};
+  };
+  for (const char* bad : {"\"unterminated", "[1,", "{\"a\":}", "1 2", "tru"}) {
+    Doc doc;
+    doc.raw.text = bad;
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(savekit::to_json(doc, {.pretty = true}), savekit::to_json(doc));
+  }
+  Doc valid;
+  valid.raw.text = " [1, \"a  b\"] ";  // valid, with a layout of its own: re-indented
+  EXPECT_EQ(savekit::to_json(valid, {.pretty = true}),
+            "{\n"
+            "  \"raw\": [\n"
+            "    1,\n"
+            "    \"a  b\"\n"
+            "  ],\n"
+            "  \"after\": \"keep  two spaces\",\n"
+            "  \"list\": [\n"
+            "    1,\n"
+            "    2\n"
+            "  ]\n"
+            "}");
+}
+
 TEST(JsonWrite, ReplacesOutputAndReusesItsCapacity) {
   std::string out(1000, 'x');
   out.reserve(4096);

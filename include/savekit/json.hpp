@@ -47,9 +47,11 @@ inline bool is_valid_utf8(std::string_view text) noexcept {
   return detail::find_invalid_utf8(text.data(), text.size()) == text.size();
 }
 
-// Any JSON value kept as its text: read without interpreting it, written back verbatim
-// (re-indented when the output is pretty; an empty text is written as null). For
-// documents whose parts have no fixed type.
+// Any JSON value kept as its text: read validated without interpreting it, written back
+// verbatim, unvalidated (an empty text is written as null). Pretty output re-indents it —
+// unless a raw_json's text is not one JSON value: then the whole output stays compact, as
+// the re-indenting pass would misread what follows it. For documents whose parts have no
+// fixed type.
 struct raw_json {
   std::string text;
   bool operator==(const raw_json&) const = default;
@@ -88,6 +90,7 @@ struct basic_json_writer {
   const json_options& options;
   std::uint32_t depth = 0;
   bool too_deep = false;
+  bool cannot_indent = false;  // a raw_json text is not one JSON value (see write_json_text)
 
   // One more level of nesting: false (and nothing more is written) past max_depth.
   SAVEKIT_ALWAYS_INLINE bool enter() {
@@ -312,6 +315,7 @@ void write_json(W& w, const T& value) {
       w.out.append_literal("null");
     else
       w.out.append(value.text.data(), value.text.size());
+    if (w.options.pretty && !w.cannot_indent) w.cannot_indent = !is_one_json_value(value.text);
   } else if constexpr (kind == value_kind::adapted) {
     write_json(w, adapter<T>::to_wire(value));
   } else if constexpr (kind == value_kind::boolean) {
@@ -376,8 +380,6 @@ void write_json(W& w, const T& value) {
     w.out.put('}');
     w.leave();
   } else if constexpr (kind == value_kind::structure) {
-    static_assert(names_are_valid<T>(),
-                  "field names (and renamed_from names) must be unique, non-empty and need no JSON escaping");
     write_json_struct(w, value);
   } else {
     static_assert(always_false<T>, "savekit cannot write this type; see savekit::adapter");
@@ -795,37 +797,44 @@ bool read_json(json_reader& r, T& value) {
   }
 }
 
-// Compact JSON of value into out; false (out empty) when it nests deeper than
+struct compact_json_written {
+  bool written;        // false (out empty): it nests deeper than options.max_depth
+  bool cannot_indent;  // options.pretty, and a raw_json text is not one JSON value
+};
+
+// Compact JSON of value into out; not written when it nests deeper than
 // options.max_depth, which only a type that contains itself can.
 template <class T>
-bool write_compact_json(const T& value, std::string& out, const json_options& options) {
+compact_json_written write_compact_json(const T& value, std::string& out, const json_options& options) {
   if constexpr (depth_is_bounded<T>) {
     static_assert(nesting_depth<T>() <= default_max_depth,
                   "this type nests deeper than the readers' default max_depth: it could not be read back");
     json_writer writer{out, options};
     write_json(writer, value);
     writer.out.finish();
-    return true;
+    return {true, writer.cannot_indent};
   } else {
     basic_json_writer<true> writer{out, options};
     write_json(writer, value);
     writer.out.finish();
     if (writer.too_deep) out.clear();
-    return !writer.too_deep;
+    return {!writer.too_deep, writer.cannot_indent};
   }
 }
 
 // The same, re-indented when options.pretty.
 template <class T>
 bool write_json_text(const T& value, std::string& out, const json_options& options) {
-  if (!options.pretty) return write_compact_json(value, out, options);
+  if (!options.pretty) return write_compact_json(value, out, options).written;
   std::string compact;
-  const bool written = write_compact_json(value, compact, options);
-  if (written)
-    indent_json(compact, options.indent_width, out);
-  else
+  const compact_json_written result = write_compact_json(value, compact, options);
+  if (!result.written)
     out.clear();
-  return written;
+  else if (result.cannot_indent)  // the pass would misread what follows: left as it is
+    out = std::move(compact);
+  else
+    indent_json(compact, options.indent_width, out);
+  return result.written;
 }
 
 }  // namespace detail

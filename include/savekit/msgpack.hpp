@@ -561,9 +561,6 @@ void write_msgpack(Writer& w, const T& value) {
     }
     w.leave();
   } else if constexpr (kind == value_kind::structure) {
-    static_assert(names_are_valid<T>(),
-                  "field names (and renamed_from names) must be unique, non-empty and need no JSON escaping");
-    static_assert(keys_are_valid<T>(), "compact keys must be unique and within 0..4095");
     write_msgpack_struct(w, value);
   } else {
     static_assert(msgpack_always_false<T>, "savekit cannot write this type; see savekit::adapter");

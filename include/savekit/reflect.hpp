@@ -367,6 +367,40 @@ consteval value_kind kind_of() {
 template <class T>
 inline constexpr value_kind kind_v = kind_of<T>();
 
+// The rules for what a declaration (savekit_fields, meta) may say: names unique, non-empty,
+// at most 255 bytes and needing no JSON escaping, an old name neither a current one nor two
+// members'; compact keys unique and within 0..4095. (A reflected aggregate's names are its
+// identifiers and its keys 0..N-1: it keeps them by construction.)
+template <std::size_t N, std::size_t A>
+consteval bool declared_names_are_valid(const std::array<std::string_view, N>& names,
+                                        const std::array<std::pair<std::string_view, std::size_t>, A>& aliases) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i].empty() || names[i].size() > 255) return false;
+    for (char c : names[i])
+      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+    for (std::size_t j = i + 1; j < N; ++j)
+      if (names[i] == names[j]) return false;
+  }
+  for (std::size_t i = 0; i < A; ++i) {
+    if (aliases[i].first.empty()) return false;
+    for (std::string_view name : names)
+      if (aliases[i].first == name) return false;
+    for (std::size_t j = i + 1; j < A; ++j)
+      if (aliases[i].first == aliases[j].first) return false;
+  }
+  return true;
+}
+
+template <std::size_t N>
+consteval bool declared_keys_are_valid(const std::array<int, N>& keys) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (keys[i] < 0 || keys[i] > 4095) return false;
+    for (std::size_t j = i + 1; j < N; ++j)
+      if (keys[i] == keys[j]) return false;
+  }
+  return true;
+}
+
 template <class T>
 struct reflection;
 
@@ -405,6 +439,10 @@ struct reflection<T> {
     return out;
   }
   (std::make_index_sequence<size>{});
+  // Checked here, where every writer, reader and bound of a declared type starts.
+  static_assert(declared_names_are_valid(names, aliases),
+                "field names (and renamed_from names) must be unique, non-empty and need no JSON escaping");
+  static_assert(declared_keys_are_valid(keys), "compact keys must be unique and within 0..4095");
 
   template <std::size_t I>
   static constexpr auto& get(T& object) {
@@ -446,41 +484,6 @@ consteval std::size_t compact_length() {
   return static_cast<std::size_t>(largest + 1);
 }
 
-template <class T>
-consteval bool keys_are_valid() {
-  const auto& keys = reflection<T>::keys;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i] < 0 || keys[i] > 4095) return false;
-    for (std::size_t j = i + 1; j < keys.size(); ++j)
-      if (keys[i] == keys[j]) return false;
-  }
-  return true;
-}
-
-template <class T>
-consteval bool names_are_valid() {
-  const auto& names = reflection<T>::names;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty() || names[i].size() > 255) return false;
-    for (char c : names[i])
-      if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
-    for (std::size_t j = i + 1; j < names.size(); ++j)
-      if (names[i] == names[j]) return false;
-  }
-  // An old name may not be a current one, nor stand for two members.
-  const auto& aliases = reflection<T>::aliases;
-  for (std::size_t i = 0; i < aliases.size(); ++i) {
-    if (aliases[i].first.empty()) return false;
-    for (std::string_view name : names)
-      if (aliases[i].first == name) return false;
-    for (std::size_t j = i + 1; j < aliases.size(); ++j)
-      if (aliases[i].first == aliases[j].first) return false;
-  }
-  return true;
-}
-
-// {make.operator()<0>(), ..., make.operator()<N-1>()}: per-field function tables, indexed
-// at run time in O(1).
 template <class Entry, std::size_t N, class Make>
 consteval std::array<Entry, N> table_of(Make make) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {

@@ -588,6 +588,13 @@ struct json_cursor {
   }
 };
 
+// Whether text is one JSON value, with whitespace around it or none: what indent_json
+// reads correctly (a raw_json's text is written as it is, unvalidated).
+inline bool is_one_json_value(std::string_view text) {
+  json_cursor c{text, std::numeric_limits<std::uint32_t>::max()};
+  return c.next_token() && c.skip_value() && c.finish();
+}
+
 // The input holds a value of another kind than the target wants.
 inline bool json_mismatch(json_cursor& c, const char* expected) {
   char first = *c.p;
