@@ -1003,3 +1003,217 @@ TEST(MsgpackRead, AMapKeyInALongerHeaderIsReadByName) {
   EXPECT_EQ(into.gold, 5);
   EXPECT_EQ(into.day, 7);
 }
+
+namespace {
+// A save whose compact form the fast path reads (numbers, strings, vectors of flat
+// elements, a struct of those) and its twin, which the general reader reads: the same
+// bytes on the wire, but deques, and an enum where the inner struct has an integer.
+struct FastInner {
+  std::string tag;
+  std::int8_t rank = 0;
+};
+struct FastSave {
+  std::string name;
+  int score = 0;
+  std::vector<Pair32> items;
+  std::vector<float> heights;
+  FastInner inner;
+  std::uint16_t flags = 0;
+};
+enum class Rank : std::int8_t {};
+struct SlowInner {
+  std::string tag;
+  Rank rank{};
+};
+struct SlowSave {
+  std::string name;
+  int score = 0;
+  std::deque<Pair32> items;
+  std::deque<float> heights;
+  SlowInner inner;
+  std::uint16_t flags = 0;
+};
+
+void expect_same(const FastSave& fast, const SlowSave& slow) {
+  EXPECT_EQ(fast.name, slow.name);
+  EXPECT_EQ(fast.score, slow.score);
+  EXPECT_TRUE(std::equal(fast.items.begin(), fast.items.end(), slow.items.begin(), slow.items.end()));
+  auto same_bits = [](float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; };  // NaNs too
+  EXPECT_TRUE(
+      std::equal(fast.heights.begin(), fast.heights.end(), slow.heights.begin(), slow.heights.end(), same_bits));
+  EXPECT_EQ(fast.inner.tag, slow.inner.tag);
+  EXPECT_EQ(fast.inner.rank, static_cast<std::int8_t>(slow.inner.rank));
+  EXPECT_EQ(fast.flags, slow.flags);
+}
+
+// Random MessagePack in (and around) FastSave's compact form: strings in every header and
+// as bin, nil gaps, integers of every encoding in and out of range, element arrays as
+// random_element_array makes them, the inner struct in either form, now and then a
+// shorter or an array16 header, a flipped byte or a cut.
+std::vector<std::byte> random_fast_save(std::mt19937& rng) {
+  std::vector<std::byte> out;
+  auto put = [&](unsigned b) { out.push_back(static_cast<std::byte>(b)); };
+  auto put_text = [&](std::size_t length) {
+    for (std::size_t i = 0; i < length; ++i) put(static_cast<unsigned>(rng() % 256));
+  };
+  auto put_string = [&] {
+    switch (rng() % 12) {
+      case 0:
+        return put(0xc0);  // a gap
+      case 1:
+        return put(0xd9), put(40), put_text(40);  // str8
+      case 2:
+        return put(0xda), put(1), put(44), put_text(300);  // str16
+      case 3:
+        return put(0xdb), put(0), put(0), put(0), put(3), put_text(3);  // str32
+      case 4:
+        return put(0xc4), put(5), put_text(5);  // bin8
+      case 5:
+        return put(0x07);  // not a string
+      default: {
+        const std::size_t length = rng() % 32;
+        return put(0xa0 | static_cast<unsigned>(length)), put_text(length);
+      }
+    }
+  };
+  auto put_integer = [&] {  // every encoding; the out-of-range ones for rank (int8) and flags (uint16) too
+    switch (rng() % 40) {
+      case 0:
+        return put(0xc0);  // a gap
+      case 1:
+        return put(0xcc), put(200);  // uint8
+      case 2:
+        return put(0xcd), put(rng() % 256), put(rng() % 256);  // uint16
+      case 3:
+        return put(0xce), put(0), put(1), put(0), put(0);  // uint32
+      case 4:
+        return put(0xcf), put(0), put(0), put(0), put(0), put(0), put(0), put(0), put(9);  // uint64
+      case 5:
+        return put(0xe0 | (rng() % 32));  // negative fixint
+      case 6:
+        return put(0xd0), put(0x80);  // int8
+      case 7:
+        return put(0xd1), put(0xff), put(0x00);  // int16
+      case 8:
+        return put(0xd2), put(0x80), put(0), put(0), put(0);  // int32, the least
+      case 9:
+        return put(0xca), put(0x3f), put(0x80), put(0), put(0);  // a float: not an integer
+      default:
+        return put(rng() % 128);  // positive fixint
+    }
+  };
+
+  auto put_elements = [&](int fields, bool floats) {
+    if (rng() % 15 == 0) return put(0xc0);
+    const int count = static_cast<int>(rng() % 12);
+    if (rng() % 2) {  // as savekit writes them
+      std::vector<Pair32> items(static_cast<std::size_t>(count));
+      std::vector<float> heights(static_cast<std::size_t>(count));
+      for (auto& item : items)
+        item = {static_cast<std::int32_t>(rng() % 70000) - 100, static_cast<std::int32_t>(rng())};
+      for (auto& height : heights) height = static_cast<float>(rng() % 4000) / 8;
+      const auto clean = fields == 2 ? savekit::to_msgpack(items, compact) : savekit::to_msgpack(heights, compact);
+      out.insert(out.end(), clean.begin(), clean.end());
+      return;
+    }
+    if (count == 0) return put(rng() % 2 ? 0x90 : 0xdc), (out.back() == std::byte{0xdc} ? put(0), put(0) : void());
+    auto array = random_element_array(rng, count, fields, floats);
+    if (rng() % 2 && count < 16 && array.size() > 3) {  // as a fixarray, as savekit writes it
+      array.erase(array.begin(), array.begin() + 3);
+      array.insert(array.begin(), static_cast<std::byte>(0x90 | count));
+    }
+    out.insert(out.end(), array.begin(), array.end());
+  };
+  const unsigned header = rng() % 10;
+  if (header == 0) {
+    put(0x95);  // a field short
+  } else if (header == 1) {
+    put(0xdc), put(0), put(6);  // array16, as another writer may
+  } else {
+    put(0x96);
+  }
+  put_string();
+  put_integer();
+  put_elements(2, false);
+  put_elements(0, true);
+  switch (rng() % 8) {
+    case 0:
+      put(0xc0);
+      break;
+    case 1:
+      put(0x82), put(0xa3), put('t'), put('a'), put('g'), put_string(), put(0xa4), put('r'), put('a'), put('n'),
+          put('k'), put_integer();
+      break;
+    default:
+      put(0x92), put_string(), put_integer();
+  }
+  if (header != 0) put_integer();
+  if (rng() % 12 == 0) out[rng() % out.size()] = static_cast<std::byte>(rng() % 256);
+  if (rng() % 12 == 0) out.resize(rng() % out.size());
+  return out;
+}
+}  // namespace
+
+// The compact form's fast path and the general reader agree on every input: the same
+// values (a nil gap keeps what the object held), or the same error at the same offset and
+// path; with the default limits and with a tight max_depth or max_memory.
+TEST(MsgpackRead, TheCompactFastPathReadsAsTheGeneralReaderReads) {
+  std::mt19937 rng(20261203);
+  int read_whole = 0;
+  int refused = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const auto input = random_fast_save(rng);
+    savekit::msgpack_options options{};
+    if (rng() % 10 == 0) options.max_depth = 1 + rng() % 3;  // the save, its items, an item: 3
+    if (rng() % 10 == 0) options.max_memory = sizeof(Pair32) * (rng() % 12);
+    for (bool reuse : {false, true}) {
+      FastSave fast;
+      SlowSave slow;
+      if (reuse) {  // an object that held another save
+        fast = {"previous save", -5, {{1, 2}, {3, 4}, {5, 6}}, {0.5f, 1.5f}, {"old", 9}, 77};
+        slow = {"previous save", -5, {{1, 2}, {3, 4}, {5, 6}}, {0.5f, 1.5f}, {"old", Rank{9}}, 77};
+      }
+      auto a = savekit::from_msgpack(input, fast, options);
+      auto b = savekit::from_msgpack(input, slow, options);
+      ASSERT_EQ(a.has_value(), b.has_value())
+          << (a ? b.error().to_string() : a.error().to_string()) << " round " << round;
+      if (!a) {
+        ++refused;
+        ASSERT_EQ(a.error().code(), b.error().code()) << a.error().to_string() << " round " << round;
+        ASSERT_EQ(a.error().offset(), b.error().offset()) << a.error().to_string() << " round " << round;
+        ASSERT_EQ(a.error().path(), b.error().path()) << a.error().to_string() << " round " << round;
+        continue;
+      }
+      ++read_whole;
+      expect_same(fast, slow);
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(read_whole, 8000) << "enough inputs are read whole, not only refused";
+  EXPECT_GT(refused, 8000) << "and enough are refused";
+}
+
+// What the fast path makes it must count: a vector it grows spends max_memory as the
+// general reader's would, and nesting past max_depth is refused where the general reader
+// refuses it.
+TEST(MsgpackRead, TheCompactFastPathKeepsTheMemoryAndDepthLimits) {
+  const FastSave save{"hero", 10, {{1, 2}, {3, 4}, {5, 6}}, {1.0f}, {"t", 1}, 2};
+  const auto packed = savekit::to_msgpack(save, compact);
+  savekit::msgpack_options tight{};
+  tight.max_memory = 2 * sizeof(Pair32) + sizeof(float);
+  auto over = savekit::from_msgpack<FastSave>(packed, tight);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().code(), savekit::errc::value_too_large) << over.error().to_string();
+  tight.max_memory = 3 * sizeof(Pair32) + sizeof(float);
+  auto fits = savekit::from_msgpack<FastSave>(packed, tight);
+  ASSERT_TRUE(fits) << fits.error().to_string();
+  EXPECT_EQ(fits->items.size(), 3u);
+  savekit::msgpack_options shallow{};
+  shallow.max_depth = 2;  // the save, its items, an item: 3
+  auto deep = savekit::from_msgpack<FastSave>(packed, shallow);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code(), savekit::errc::depth_exceeded) << deep.error().to_string();
+  EXPECT_EQ(deep.error().path(), "$.items[0]");
+  shallow.max_depth = 3;
+  EXPECT_TRUE(savekit::from_msgpack<FastSave>(packed, shallow));
+}

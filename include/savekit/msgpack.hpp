@@ -829,14 +829,20 @@ consteval bool is_flat_element() {
 // One number in its usual encoding at p, or false with nothing read. Unchecked, p has room
 // for the widest encoding read here (flat_most_bytes, below); Checked (the input's last
 // bytes), each encoding checks its own.
+// Unchecked, true; Checked, whether bytes are left at p. (A function: a lambda is not
+// inlined for its caller's always_inline — see read_flat_members — and here it was not.)
+template <bool Checked>
+SAVEKIT_ALWAYS_INLINE bool has_room(const unsigned char* p, const unsigned char* end, std::ptrdiff_t bytes) {
+  return !Checked || end - p >= bytes;
+}
+
 template <bool Checked, class T>
 SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsigned char* end, T& out) {
-  auto has = [&](std::ptrdiff_t bytes) { return !Checked || end - p >= bytes; };
-  if (!has(1)) return false;
+  if (!has_room<Checked>(p, end, 1)) return false;
   const std::uint8_t marker = *p;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     constexpr std::uint8_t expected = std::is_same_v<T, float> ? mp::float32 : mp::float64;
-    if (marker != expected || !has(1 + sizeof(T))) return false;
+    if (marker != expected || !has_room<Checked>(p, end, static_cast<std::ptrdiff_t>(1 + sizeof(T)))) return false;
     using Bits = std::conditional_t<std::is_same_v<T, float>, std::uint32_t, std::uint64_t>;
     auto bits = static_cast<Bits>(load_big_endian(p + 1, sizeof(T)));
     std::memcpy(&out, &bits, sizeof(T));
@@ -852,22 +858,24 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsig
     // follows the predicted branch instead of waiting for this marker's decoding.
     switch (marker) {
       case mp::uint8:
-        return has(2) && fits_flat(out, p[1], p, 2);
+        return has_room<Checked>(p, end, 2) && fits_flat(out, p[1], p, 2);
       case mp::uint16:
-        return has(3) && fits_flat(out, load_big_endian(p + 1, 2), p, 3);
+        return has_room<Checked>(p, end, 3) && fits_flat(out, load_big_endian(p + 1, 2), p, 3);
       case mp::uint32:
-        return has(5) && fits_flat(out, load_big_endian(p + 1, 4), p, 5);
+        return has_room<Checked>(p, end, 5) && fits_flat(out, load_big_endian(p + 1, 4), p, 5);
       default:
         break;
     }
     if constexpr (std::is_signed_v<T>) {
       switch (marker) {
         case mp::int8:
-          return has(2) && fits_flat(out, static_cast<std::int8_t>(p[1]), p, 2);
+          return has_room<Checked>(p, end, 2) && fits_flat(out, static_cast<std::int8_t>(p[1]), p, 2);
         case mp::int16:
-          return has(3) && fits_flat(out, static_cast<std::int16_t>(load_big_endian(p + 1, 2)), p, 3);
+          return has_room<Checked>(p, end, 3) &&
+                 fits_flat(out, static_cast<std::int16_t>(load_big_endian(p + 1, 2)), p, 3);
         case mp::int32:
-          return has(5) && fits_flat(out, static_cast<std::int32_t>(load_big_endian(p + 1, 4)), p, 5);
+          return has_room<Checked>(p, end, 5) &&
+                 fits_flat(out, static_cast<std::int32_t>(load_big_endian(p + 1, 4)), p, 5);
         default:
           if (marker >= 0xe0) return fits_flat(out, static_cast<std::int8_t>(marker), p, 1);
           break;
@@ -879,20 +887,24 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsig
 
 // One flat element at p: a number, or a struct's compact form holding every member in
 // order. False (p unchanged) if it is not in that form (or, Checked, not all there).
+// (Functions, not lambdas: a lambda is not inlined for its caller's always_inline, and the
+// position, passed to it, would go to memory.)
+template <bool Checked, class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE bool read_flat_members(const unsigned char*& p, const unsigned char* end, T& out,
+                                             std::index_sequence<I...>) {
+  return (read_flat_scalar<Checked>(p, end, reflection<T>::template get<I>(out)) && ...);
+}
+
 template <bool Checked, class T>
 SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, const unsigned char* end, T& out) {
   if constexpr (is_flat_scalar<T>()) {
     return read_flat_scalar<Checked>(p, end, out);
   } else {
-    using R = reflection<T>;
+    constexpr std::size_t n = reflection<T>::size;
     const unsigned char* at = p;
-    if ((Checked && at == end) || *at != (0x90 | R::size)) return false;
+    if ((Checked && at == end) || *at != (0x90 | n)) return false;
     ++at;
-    const bool all = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return (read_flat_scalar<Checked>(at, end, R::template get<I>(out)) && ...);
-    }
-    (std::make_index_sequence<R::size>{});
-    if (!all) return false;
+    if (!read_flat_members<Checked>(at, end, out, std::make_index_sequence<n>{})) return false;
     p = at;
     return true;
   }
@@ -924,13 +936,9 @@ consteval std::size_t flat_most_bytes() {
 // many it read. While room for the largest encoding of an element remains, one check per
 // element; then (an inventory's last items, or all of a save's two) one per value.
 template <class E>
-std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count) {
+SAVEKIT_ALWAYS_INLINE std::uint64_t read_flat_run(const unsigned char*& p, const unsigned char* const end, E* out,
+                                                  std::uint64_t count) {
   constexpr std::size_t most = flat_most_bytes<E>();
-  if constexpr (kind_v<E> == value_kind::structure) {
-    if (c.depth + 1 > c.max_depth) return 0;  // the general reader says so, at the element
-  }
-  const unsigned char* p = c.p;
-  const unsigned char* const end = c.end;
   std::uint64_t i = 0;
   if constexpr (std::is_floating_point_v<E>) {
     // A float has one encoding of one size: four at a time, with one check of their
@@ -945,8 +953,19 @@ std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count)
   }
   while (i < count && static_cast<std::size_t>(end - p) >= most && read_flat_element<false>(p, end, out[i])) ++i;
   while (i < count && read_flat_element<true>(p, end, out[i])) ++i;
-  c.p = p;
   return i;
+}
+
+// The same at the cursor (the position in a local meanwhile, so in a register).
+template <class E>
+std::uint64_t read_flat_elements(msgpack_cursor& c, E* out, std::uint64_t count) {
+  if constexpr (kind_v<E> == value_kind::structure) {
+    if (c.depth + 1 > c.max_depth) return 0;  // the general reader says so, at the element
+  }
+  const unsigned char* p = c.p;
+  const std::uint64_t read = read_flat_run(p, c.end, out, count);
+  c.p = p;
+  return read;
 }
 
 // Elements [from, to) of a container that already has them.
@@ -1043,30 +1062,37 @@ bool read_msgpack_growing_sequence(msgpack_cursor& c, Sequence& sequence, std::u
   }
 }
 
+// Sizes sequence to count elements when the new ones, if any, fit in one batch (a fresh
+// object's inventory, a reused one's), spending their memory; false, with nothing changed,
+// when they do not (then they are made a batch at a time, as they are read).
+template <class Sequence>
+SAVEKIT_ALWAYS_INLINE bool size_in_one_batch(Sequence& sequence, std::uint64_t count, std::uint64_t& memory_left) {
+  using Element = typename Sequence::value_type;
+  const std::size_t existing = sequence.size();
+  if (count > existing) {
+    const std::uint64_t added = count - existing;
+    if (added > batch_most<Element> || added > memory_left / sizeof(Element)) return false;
+    memory_left -= added * sizeof(Element);
+    // An empty vector without room (a fresh object's): a new one of count elements,
+    // made inline, where resize is a call.
+    bool made = false;
+    if constexpr (std::is_same_v<Sequence, std::vector<Element, typename Sequence::allocator_type>>) {
+      if ((made = sequence.capacity() == 0))
+        sequence = Sequence(static_cast<std::size_t>(count), sequence.get_allocator());
+    }
+    if (!made) sequence.resize(static_cast<std::size_t>(count));
+  } else if (count < existing) {
+    sequence.resize(static_cast<std::size_t>(count));  // not called at the same size: resize is a call
+  }
+  return true;
+}
+
 template <class Sequence>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_sequence_elements(msgpack_cursor& c, Sequence& sequence, std::uint64_t count) {
   if constexpr (std::is_same_v<typename Sequence::value_type, bool>) {
     return read_msgpack_bool_sequence(c, sequence, count);
   } else {
-    using Element = typename Sequence::value_type;
-    const std::size_t existing = sequence.size();
-    if (count > existing) {
-      // All new elements in one batch (a fresh object's inventory): made here, then read.
-      const std::uint64_t added = count - existing;
-      if (added > batch_most<Element> || added > c.memory_left / sizeof(Element))
-        return read_msgpack_growing_sequence(c, sequence, count);
-      c.memory_left -= added * sizeof(Element);
-      // An empty vector without room (a fresh object's): a new one of count elements,
-      // made inline, where resize is a call.
-      bool made = false;
-      if constexpr (std::is_same_v<Sequence, std::vector<Element, typename Sequence::allocator_type>>) {
-        if ((made = sequence.capacity() == 0))
-          sequence = Sequence(static_cast<std::size_t>(count), sequence.get_allocator());
-      }
-      if (!made) sequence.resize(static_cast<std::size_t>(count));
-    } else if (count < existing) {
-      sequence.resize(static_cast<std::size_t>(count));  // not called at the same size: resize is a call
-    }
+    if (!size_in_one_batch(sequence, count, c.memory_left)) return read_msgpack_growing_sequence(c, sequence, count);
     return read_msgpack_elements(c, sequence, 0, count);
   }
 }
@@ -1350,6 +1376,131 @@ bool read_msgpack_any_struct(msgpack_cursor& c, T& value) {
   return true;
 }
 
+// ---- the compact form's fast path ----
+//
+// A struct in the compact form savekit writes (a fixarray of every field, in order) whose
+// fields are numbers, strings, vectors of flat elements and such structs, read with the
+// position in a local — a register — and no call per field. Anything else (a nil gap,
+// an encoding savekit does not write, a short input, a number out of range) returns false
+// with nothing reported, and the general reader reads the struct again from its start and
+// reports what it finds where it is. Reading twice is safe: the second read overwrites
+// what the first wrote, both size a vector to the input's count, and the memory a vector
+// took is spent once, by whichever read grew it.
+
+template <class T>
+struct is_plain_vector : std::false_type {};
+template <class E>
+struct is_plain_vector<std::vector<E>> : std::true_type {};
+
+// How deep the fast path nests (enter() counts each struct and each vector), or 0 when T
+// is not read by it.
+template <class T>
+consteval std::uint32_t fast_compact_depth();
+
+template <class T>
+consteval std::uint32_t fast_field_depth() {  // 0: not read by the fast path; 1: no nesting
+  if constexpr (is_flat_scalar<T>() || (kind_v<T> == value_kind::string && std::is_same_v<T, std::string>)) {
+    return 1;
+  } else if constexpr (kind_v<T> == value_kind::sequence && is_plain_vector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (is_flat_element<E>())
+      return kind_v<E> == value_kind::structure ? 3 : 2;
+    else
+      return 0;
+  } else if constexpr (kind_v<T> == value_kind::structure) {
+    constexpr std::uint32_t d = fast_compact_depth<T>();
+    return d == 0 ? 0 : d + 1;
+  } else {
+    return 0;
+  }
+}
+
+template <class T>
+consteval std::uint32_t fast_compact_depth() {
+  using R = reflection<T>;
+  if constexpr (R::size == 0 || R::size >= 16 || !compact_keys_in_order<T>()) {
+    return 0;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      std::uint32_t deepest = 1;
+      for (std::uint32_t d :
+           {fast_field_depth<std::remove_cvref_t<decltype(R::template get<I>(std::declval<T&>()))>>()...}) {
+        if (d == 0) return std::uint32_t{0};
+        deepest = std::max(deepest, d);
+      }
+      return deepest;
+    }
+    (std::make_index_sequence<R::size>{});
+  }
+}
+
+// The header of a str or an array as savekit writes it: its count (a str's length, an
+// array's elements) into count, p past it; false if the byte at p is another one.
+template <std::uint8_t fix_mask, std::uint8_t fix_marker, std::uint8_t marker8, std::uint8_t marker16,
+          std::uint8_t marker32>
+SAVEKIT_ALWAYS_INLINE bool read_fast_header(const unsigned char*& p, const unsigned char* end, std::size_t& count) {
+  if (p == end) return false;
+  const std::uint8_t b = *p;
+  if ((b & fix_mask) == fix_marker) {
+    count = b & static_cast<std::uint8_t>(~fix_mask);
+    ++p;
+  } else if (marker8 != 0 && b == marker8 && end - p >= 2) {
+    count = p[1];
+    p += 2;
+  } else if (b == marker16 && end - p >= 3) {
+    count = static_cast<std::size_t>(load_big_endian(p + 1, 2));
+    p += 3;
+  } else if (b == marker32 && end - p >= 5) {
+    count = static_cast<std::size_t>(load_big_endian(p + 1, 4));
+    p += 5;
+  } else {
+    return false;
+  }
+  return count <= static_cast<std::size_t>(end - p);  // a str's bytes, an array's one byte each
+}
+
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_fast_compact(const unsigned char*& p, const unsigned char* end, T& value,
+                                             std::uint64_t& memory_left);
+
+template <class M>
+SAVEKIT_ALWAYS_INLINE bool read_fast_field(const unsigned char*& p, const unsigned char* end, M& field,
+                                           std::uint64_t& memory_left) {
+  if constexpr (is_flat_scalar<M>()) {
+    return read_flat_scalar<true>(p, end, field);
+  } else if constexpr (std::is_same_v<M, std::string>) {
+    std::size_t length = 0;
+    if (!read_fast_header<0xe0, 0xa0, mp::str8, mp::str16, mp::str32>(p, end, length)) return false;
+    assign_string(field, std::string_view(reinterpret_cast<const char*>(p), length));
+    p += length;
+    return true;
+  } else if constexpr (kind_v<M> == value_kind::sequence) {
+    std::size_t count = 0;
+    if (!read_fast_header<0xf0, 0x90, 0, mp::array16, mp::array32>(p, end, count) ||
+        !size_in_one_batch(field, count, memory_left))
+      return false;
+    return count == 0 || read_flat_run(p, end, field.data(), count) == count;
+  } else {
+    return read_fast_compact(p, end, field, memory_left);
+  }
+}
+
+// (A function, not a lambda: see read_flat_members.)
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE bool read_fast_fields(const unsigned char*& p, const unsigned char* end, T& value,
+                                            std::uint64_t& memory_left, std::index_sequence<I...>) {
+  return (read_fast_field(p, end, reflection<T>::template get<I>(value), memory_left) && ...);
+}
+
+template <class T>
+SAVEKIT_ALWAYS_INLINE bool read_fast_compact(const unsigned char*& p, const unsigned char* end, T& value,
+                                             std::uint64_t& memory_left) {
+  constexpr std::size_t n = reflection<T>::size;
+  if (p == end || *p != (0x90 | n)) return false;
+  ++p;
+  return read_fast_fields(p, end, value, memory_left, std::make_index_sequence<n>{});
+}
+
 // A struct, whose first byte is there. What the compact form of a small struct is — a
 // fixarray of every field, in order — is read inline where the struct is (an element of
 // a long array, a member): one byte says so, and each slot still checks that its bytes
@@ -1357,6 +1508,15 @@ bool read_msgpack_any_struct(msgpack_cursor& c, T& value) {
 template <class T>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   constexpr std::size_t n = reflection<T>::size;
+  if constexpr (constexpr std::uint32_t depth = fast_compact_depth<T>(); depth != 0 && !is_flat_element<T>()) {
+    if (c.depth + depth <= c.max_depth) {
+      const unsigned char* p = c.p;
+      if (read_fast_compact(p, c.end, value, c.memory_left)) {
+        c.p = p;
+        return true;
+      }
+    }
+  }
   if constexpr (n < 16 && compact_keys_in_order<T>()) {
     const unsigned char* start = c.p;
     if (*c.p == (0x90 | n) && n < c.remaining()) {
