@@ -212,6 +212,9 @@ consteval std::size_t bounded_json_size() {
   }
 }
 
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE char* write_bounded_members(char* p, const T& value, std::index_sequence<I...>);
+
 // A value of bounded size written at p, which has room for it: no check per member.
 template <class T>
 SAVEKIT_ALWAYS_INLINE char* write_bounded_json(char* p, const T& value) {
@@ -228,17 +231,21 @@ SAVEKIT_ALWAYS_INLINE char* write_bounded_json(char* p, const T& value) {
     }
     return write_float(p, value);
   } else {
-    using R = reflection<T>;
     *p++ = '{';
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      ((std::memcpy(p, key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), p += key_prefix_v<T, I>.size(),
-        p = write_bounded_json(p, R::template get<I>(value))),
-       ...);
-    }
-    (std::make_index_sequence<R::size>{});
+    p = write_bounded_members(p, value, std::make_index_sequence<reflection<T>::size>{});
     *p++ = '}';
     return p;
   }
+}
+
+// Every member of a bounded struct with its key. (A function, not a lambda: g++ does not
+// inline a lambda for its caller's always_inline, and p would go to memory.)
+template <class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE char* write_bounded_members(char* p, const T& value, std::index_sequence<I...>) {
+  ((std::memcpy(p, key_prefix_v<T, I>.data(), key_prefix_v<T, I>.size()), p += key_prefix_v<T, I>.size(),
+    p = write_bounded_json(p, reflection<T>::template get<I>(value))),
+   ...);
+  return p;
 }
 
 // Member I of T with its key (compact output). A member of bounded size is written inline
@@ -272,6 +279,12 @@ void write_json_member_unless_null(W& w, const T& value, bool& first) {
   write_json(w, member);
 }
 
+// Every member with its key, in order (a function, not a lambda: see write_bounded_members).
+template <class W, class T, std::size_t... I>
+SAVEKIT_ALWAYS_INLINE void write_json_members(W& w, const T& value, std::index_sequence<I...>) {
+  (write_json_member<I>(w, value), ...);
+}
+
 template <class T>
 inline constexpr bool has_nullable_members = []<std::size_t... I>(std::index_sequence<I...>) {
   return (false || ... ||
@@ -300,8 +313,7 @@ void write_json_struct(W& w, const T& value) {
         return;
       }
     }
-    [&]<std::size_t... I>(std::index_sequence<I...>) { (write_json_member<I>(w, value), ...); }
-    (std::make_index_sequence<R::size>{});
+    write_json_members(w, value, std::make_index_sequence<R::size>{});
     w.out.put('}');
   }
   w.leave();
