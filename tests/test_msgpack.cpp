@@ -1006,33 +1006,27 @@ TEST(MsgpackRead, AMapKeyInALongerHeaderIsReadByName) {
 
 namespace {
 // A save whose compact form the fast path reads (numbers, strings, vectors of flat
-// elements, a struct of those) and its twin, which the general reader reads: the same
-// bytes on the wire, but deques, and an enum where the inner struct has an integer.
-struct FastInner {
-  std::string tag;
-  std::int8_t rank = 0;
-};
-struct FastSave {
-  std::string name;
-  int score = 0;
-  std::vector<Pair32> items;
-  std::vector<float> heights;
-  FastInner inner;
-  std::uint16_t flags = 0;
-};
-enum class Rank : std::int8_t {};
-struct SlowInner {
+// elements, a struct of those) and its twin, which the general reader reads: one shape, so
+// the same bytes on the wire, but deques, and an enum where the inner struct has an integer.
+template <class Rank>
+struct InnerOf {
   std::string tag;
   Rank rank{};
 };
-struct SlowSave {
+template <template <class...> class Sequence, class Rank>
+struct SaveOf {
   std::string name;
   int score = 0;
-  std::deque<Pair32> items;
-  std::deque<float> heights;
-  SlowInner inner;
+  Sequence<Pair32> items;
+  Sequence<float> heights;
+  InnerOf<Rank> inner;
   std::uint16_t flags = 0;
 };
+enum class Rank : std::int8_t {};
+using FastSave = SaveOf<std::vector, std::int8_t>;
+using SlowSave = SaveOf<std::deque, Rank>;
+static_assert(savekit::detail::fast_compact_depth<FastSave>() != 0, "FastSave takes the fast path");
+static_assert(savekit::detail::fast_compact_depth<SlowSave>() == 0, "SlowSave does not");
 
 void expect_same(const FastSave& fast, const SlowSave& slow) {
   EXPECT_EQ(fast.name, slow.name);

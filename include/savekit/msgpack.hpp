@@ -826,9 +826,6 @@ consteval bool is_flat_element() {
   }
 }
 
-// One number in its usual encoding at p, or false with nothing read. Unchecked, p has room
-// for the widest encoding read here (flat_most_bytes, below); Checked (the input's last
-// bytes), each encoding checks its own.
 // Unchecked, true; Checked, whether bytes are left at p. (A function: a lambda is not
 // inlined for its caller's always_inline — see read_flat_members — and here it was not.)
 template <bool Checked>
@@ -836,6 +833,9 @@ SAVEKIT_ALWAYS_INLINE bool has_room(const unsigned char* p, const unsigned char*
   return !Checked || end - p >= bytes;
 }
 
+// One number in its usual encoding at p, or false with nothing read. Unchecked, p has room
+// for the widest encoding read here (flat_most_bytes, below); Checked (the input's last
+// bytes), each encoding checks its own.
 template <bool Checked, class T>
 SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsigned char* end, T& out) {
   if (!has_room<Checked>(p, end, 1)) return false;
