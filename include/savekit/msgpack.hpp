@@ -1383,9 +1383,11 @@ bool read_msgpack_any_struct(msgpack_cursor& c, T& value) {
 // position in a local — a register — and no call per field. Anything else (a nil gap,
 // an encoding savekit does not write, a short input, a number out of range) returns false
 // with nothing reported, and the general reader reads the struct again from its start and
-// reports what it finds where it is. Reading twice is safe: the second read overwrites
-// what the first wrote, both size a vector to the input's count, and the memory a vector
-// took is spent once, by whichever read grew it.
+// reports what it finds where it is. Reading twice is safe: the fast path starts only
+// where the general reader would start reading fields too (the header and the room for
+// them checked first), so the second read overwrites what the first wrote; both size a
+// vector to the input's count, and the memory a vector took is spent once, by whichever
+// read grew it (two declared fields never name one member: reflection checks).
 
 template <class T>
 struct is_plain_vector : std::false_type {};
@@ -1496,7 +1498,9 @@ template <class T>
 SAVEKIT_ALWAYS_INLINE bool read_fast_compact(const unsigned char*& p, const unsigned char* end, T& value,
                                              std::uint64_t& memory_left) {
   constexpr std::size_t n = reflection<T>::size;
-  if (p == end || *p != (0x90 | n)) return false;
+  // The general reader refuses a struct with fewer bytes left than fields before it reads
+  // any: so must this, or a cut-off save would leave fields written that it leaves alone.
+  if (static_cast<std::size_t>(end - p) <= n || *p != (0x90 | n)) return false;
   ++p;
   return read_fast_fields(p, end, value, memory_left, std::make_index_sequence<n>{});
 }

@@ -401,6 +401,28 @@ consteval bool declared_keys_are_valid(const std::array<int, N>& keys) {
   return true;
 }
 
+// Whether two declared fields name one member (a pointer-to-member compares equal only to
+// one of its own type). Such a member would be read twice per struct, and the memory its
+// vector takes counted twice against max_memory.
+template <class List, std::size_t I, std::size_t J>
+consteval bool fields_name_one_member(const List& list) {
+  if constexpr (std::is_same_v<decltype(std::get<I>(list).member), decltype(std::get<J>(list).member)>)
+    return std::get<I>(list).member == std::get<J>(list).member;
+  else
+    return false;
+}
+
+template <class List, std::size_t I, std::size_t... J>
+consteval bool member_named_again(const List& list, std::index_sequence<J...>) {
+  return (fields_name_one_member<List, I, I + 1 + J>(list) || ...);
+}
+
+template <class List, std::size_t... I>
+consteval bool declared_members_are_distinct(const List& list, std::index_sequence<I...>) {
+  constexpr std::size_t n = sizeof...(I);
+  return !(member_named_again<List, I>(list, std::make_index_sequence<n - 1 - I>{}) || ...);
+}
+
 template <class T>
 struct reflection;
 
@@ -443,6 +465,8 @@ struct reflection<T> {
   static_assert(declared_names_are_valid(names, aliases),
                 "field names (and renamed_from names) must be unique, non-empty and need no JSON escaping");
   static_assert(declared_keys_are_valid(keys), "compact keys must be unique and within 0..4095");
+  static_assert(declared_members_are_distinct(list, std::make_index_sequence<size>{}),
+                "two declared fields name one member");
 
   template <std::size_t I>
   static constexpr auto& get(T& object) {
