@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,4 +90,34 @@ TEST(Base64, DecodeIntoReusesCapacity) {
   ASSERT_TRUE(savekit::base64_decode("Zm9vYmFy", out));
   EXPECT_EQ(text_of(out), "foobar");
   EXPECT_EQ(out.data(), data);
+}
+
+// Every length to 100, random bytes, both alphabets: the encoder (four characters stored as
+// one word) against a bit-by-bit reference, and the decoder (three bytes stored as a word
+// while another group follows) back to the input.
+TEST(Base64, WordStoresMatchABitByBitReference) {
+  std::mt19937 rng(4648);
+  for (auto alphabet : {savekit::base64_alphabet::standard, savekit::base64_alphabet::url}) {
+    const char* chars = alphabet == savekit::base64_alphabet::standard
+                            ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                            : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (std::size_t n = 0; n <= 100; ++n) {
+      std::vector<std::byte> bytes(n);
+      for (auto& b : bytes) b = static_cast<std::byte>(rng());
+      std::string reference;
+      unsigned bits = 0;
+      int pending = 0;
+      for (std::byte b : bytes) {
+        bits = (bits << 8) | std::to_integer<unsigned>(b);
+        for (pending += 8; pending >= 6; pending -= 6) reference += chars[(bits >> (pending - 6)) & 63];
+      }
+      if (pending > 0) reference += chars[(bits << (6 - pending)) & 63];
+      if (alphabet == savekit::base64_alphabet::standard)
+        while (reference.size() % 4 != 0) reference += '=';
+      ASSERT_EQ(savekit::base64_encode(bytes, alphabet), reference) << n;
+      std::vector<std::byte> decoded(3, std::byte{0x5a});  // reused, of another size
+      ASSERT_TRUE(savekit::base64_decode(reference, decoded, alphabet)) << n;
+      ASSERT_EQ(decoded, bytes) << n;
+    }
+  }
 }

@@ -1247,3 +1247,32 @@ TEST(MsgpackRead, TheCompactFastPathKeepsTheMemoryAndDepthLimits) {
   shallow.max_depth = 3;
   EXPECT_TRUE(savekit::from_msgpack<FastSave>(packed, shallow));
 }
+
+// The writers copy a small save out of their first window into the caller's container:
+// whatever that container held before (shorter, longer, more capacity than the save, or
+// none), it holds exactly the save afterwards, the same bytes a fresh write gives.
+TEST(MsgpackWrite, AReusedContainerOfAnySizeHoldsExactlyTheSave) {
+  struct Named {
+    std::string name;
+    std::vector<int> values;
+  };
+  for (std::size_t length : {0u, 5u, 16u, 17u, 31u, 32u, 33u, 64u, 200u, 480u, 600u, 5000u}) {
+    const Named value{std::string(length, 'q'), {1, 300, -70000}};
+    const auto fresh = savekit::to_msgpack(value, compact);
+    const std::string fresh_json = savekit::to_json(value);
+    for (std::size_t before : {0u, 1u, 20u, 40u, 100u, 700u, 6000u}) {
+      for (bool spare_capacity : {false, true}) {
+        std::vector<std::byte> bytes(before, std::byte{0xee});
+        std::string text(before, 'z');
+        if (spare_capacity) bytes.reserve(before + 1000), text.reserve(before + 1000);
+        savekit::to_msgpack(value, bytes, compact);
+        ASSERT_EQ(bytes, fresh) << length << " into " << before;
+        std::string packed_text(before, 'z');
+        savekit::to_msgpack(value, packed_text, compact);
+        ASSERT_EQ(packed_text, std::string(reinterpret_cast<const char*>(fresh.data()), fresh.size()));
+        savekit::to_json(value, text);
+        ASSERT_EQ(text, fresh_json) << length << " into " << before;
+      }
+    }
+  }
+}

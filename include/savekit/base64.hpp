@@ -10,13 +10,16 @@
 //   auto bytes = savekit::base64_decode(text);   // result<std::vector<std::byte>>
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "savekit/detail/config.hpp"
 #include "savekit/error.hpp"
 
 namespace savekit {
@@ -52,16 +55,30 @@ constexpr std::size_t base64_encoded_size(std::size_t n, base64_alphabet alphabe
   return n / 3 * 4 + (n % 3 == 0 ? 0 : n % 3 + 1);
 }
 
+// Bytes in memory order, first at the lowest address, as one word: a store of the word
+// writes them all at once.
+SAVEKIT_ALWAYS_INLINE std::uint32_t bytes_in_memory_order(std::uint32_t b0, std::uint32_t b1, std::uint32_t b2,
+                                                          std::uint32_t b3) {
+  if constexpr (std::endian::native == std::endian::little)
+    return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+  else
+    return (b0 << 24) | (b1 << 16) | (b2 << 8) | b3;
+}
+
+SAVEKIT_ALWAYS_INLINE std::uint32_t base64_char(const char* chars, std::uint32_t six_bits) {
+  return static_cast<unsigned char>(chars[six_bits]);
+}
+
 // Writes the encoding of [data, data+n) at out, which has room for base64_encoded_size.
+// Each three bytes become four characters, stored as one word.
 inline void base64_encode_to(const unsigned char* data, std::size_t n, char* out, base64_alphabet alphabet) {
   const char* chars = alphabet == base64_alphabet::standard ? base64_standard_chars : base64_url_chars;
   std::size_t i = 0;
   for (; i + 3 <= n; i += 3) {
-    std::uint32_t v = (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) | data[i + 2];
-    out[0] = chars[v >> 18];
-    out[1] = chars[(v >> 12) & 63];
-    out[2] = chars[(v >> 6) & 63];
-    out[3] = chars[v & 63];
+    const std::uint32_t v = (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) | data[i + 2];
+    const std::uint32_t quad = bytes_in_memory_order(base64_char(chars, v >> 18), base64_char(chars, (v >> 12) & 63),
+                                                     base64_char(chars, (v >> 6) & 63), base64_char(chars, v & 63));
+    std::memcpy(out, &quad, 4);
     out += 4;
   }
   std::size_t rest = n - i;
@@ -115,10 +132,15 @@ inline errc base64_decode_to(std::string_view text, std::vector<std::byte>& out,
       error_offset = bad_char_at(i);
       return in[error_offset] == '=' ? errc::invalid_base64_padding : errc::invalid_base64_character;
     }
-    std::uint32_t v = (a << 18) | (b << 12) | (c << 6) | d;
-    dst[0] = static_cast<unsigned char>(v >> 16);
-    dst[1] = static_cast<unsigned char>(v >> 8);
-    dst[2] = static_cast<unsigned char>(v);
+    const std::uint32_t v = (a << 18) | (b << 12) | (c << 6) | d;
+    if (i + 8 <= data_length) {  // another group follows: its bytes will overwrite a fourth
+      const std::uint32_t word = bytes_in_memory_order(v >> 16, (v >> 8) & 0xFF, v & 0xFF, 0);
+      std::memcpy(dst, &word, 4);
+    } else {
+      dst[0] = static_cast<unsigned char>(v >> 16);
+      dst[1] = static_cast<unsigned char>(v >> 8);
+      dst[2] = static_cast<unsigned char>(v);
+    }
     dst += 3;
   }
   std::size_t rest = data_length - i;

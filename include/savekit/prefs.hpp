@@ -54,7 +54,14 @@ constexpr value_type stored_type(object_encoding encoding) noexcept {
 
 namespace detail {
 
-#if defined(__EMSCRIPTEN__)
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+// WebAssembly without threads: nothing to exclude, and std::mutex would be two calls into
+// the C library per get or set.
+struct store_mutex {
+  void lock() noexcept {}
+  void unlock() noexcept {}
+};
+#elif defined(__EMSCRIPTEN__)
 using store_mutex = std::mutex;
 #else
 // A lock that costs one atomic exchange when nobody else holds it (a game's usual case);

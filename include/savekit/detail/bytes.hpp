@@ -53,12 +53,26 @@ SAVEKIT_ALWAYS_INLINE void copy_word_pair(char* to, const char* from, std::size_
   std::memcpy(to + n - sizeof(Word), &last, sizeof(Word));
 }
 
-// Copies n bytes between buffers that do not overlap. A name or a key (up to 16 bytes) is
-// two overlapping word copies inline; memcpy of a size not known at compile time is a
-// call into the C library (through the PLT natively, out of line in WebAssembly).
+// Copies n bytes between buffers that do not overlap. Up to 32 bytes (a name, a key, a
+// small save) are a few overlapping word copies inline. Past that, natively, memcpy: a call
+// into the C library. In WebAssembly memcpy is compiled C (emscripten's, without the
+// bulk-memory feature) that copies byte by byte whenever the two addresses differ in
+// alignment — as text buffers mostly do — so there a loop of 16-byte words does it, up
+// to the size where memcpy hands large copies to JavaScript's TypedArray.set.
 SAVEKIT_ALWAYS_INLINE void copy_bytes(char* to, const char* from, std::size_t n) {
-  if (n > 16) {
+  if (n > 32) {
+#if defined(__wasm__) && !defined(__wasm_bulk_memory__)
+    if (n < 512) {
+      std::size_t i = 0;
+      for (; i + 16 < n; i += 16) copy_word_pair<std::uint64_t>(to + i, from + i, 16);
+      copy_word_pair<std::uint64_t>(to + n - 16, from + n - 16, 16);
+      return;
+    }
+#endif
     std::memcpy(to, from, n);
+  } else if (n > 16) {
+    copy_word_pair<std::uint64_t>(to, from, 16);
+    copy_word_pair<std::uint64_t>(to + n - 16, from + n - 16, 16);
   } else if (n >= 8) {
     copy_word_pair<std::uint64_t>(to, from, n);
   } else if (n >= 4) {
@@ -70,24 +84,30 @@ SAVEKIT_ALWAYS_INLINE void copy_bytes(char* to, const char* from, std::size_t n)
   }
 }
 
-// Whether two texts are equal; one of up to 16 bytes (a store's key, a name) compared by
-// two overlapping words inline, where operator== is a call to memcmp in WebAssembly.
+// Whether the n bytes at x and y are equal, for sizeof(Word) <= n <= 2 * sizeof(Word): the
+// first and the last word of each, overlapping when n is less than two words.
+template <class Word>
+SAVEKIT_ALWAYS_INLINE bool equal_word_pair(const char* x, const char* y, std::size_t n) {
+  Word x0, x1, y0, y1;
+  std::memcpy(&x0, x, sizeof(Word));
+  std::memcpy(&x1, x + n - sizeof(Word), sizeof(Word));
+  std::memcpy(&y0, y, sizeof(Word));
+  std::memcpy(&y1, y + n - sizeof(Word), sizeof(Word));
+  return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+}
+
+// Whether two texts are equal; one of up to 32 bytes (a store's key, a name) compared by
+// overlapping words inline, where operator== is a call to memcmp in WebAssembly.
 SAVEKIT_ALWAYS_INLINE bool equal_text(std::string_view a, std::string_view b) {
   const std::size_t n = a.size();
   if (n != b.size()) return false;
   const char* x = a.data();
   const char* y = b.data();
-  auto words_equal = [&]<class Word>(Word) {
-    Word x0, x1, y0, y1;
-    std::memcpy(&x0, x, sizeof(Word));
-    std::memcpy(&x1, x + n - sizeof(Word), sizeof(Word));
-    std::memcpy(&y0, y, sizeof(Word));
-    std::memcpy(&y1, y + n - sizeof(Word), sizeof(Word));
-    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-  };
-  if (n > 16) return std::memcmp(x, y, n) == 0;
-  if (n >= 8) return words_equal(std::uint64_t{});
-  if (n >= 4) return words_equal(std::uint32_t{});
+  if (n > 32) return std::memcmp(x, y, n) == 0;
+  if (n > 16)
+    return equal_word_pair<std::uint64_t>(x, y, 16) && equal_word_pair<std::uint64_t>(x + n - 16, y + n - 16, 16);
+  if (n >= 8) return equal_word_pair<std::uint64_t>(x, y, n);
+  if (n >= 4) return equal_word_pair<std::uint32_t>(x, y, n);
   return n == 0 || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1]);
 }
 

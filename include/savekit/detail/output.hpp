@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "savekit/detail/bytes.hpp"
 #include "savekit/detail/config.hpp"
 
 namespace savekit::detail {
@@ -60,15 +61,20 @@ class output {
 
   // Leaves exactly what was written in the container.
   void finish() {
+    const std::size_t n = size();
     if (begin_ != first_window_) {
-      container_.resize(size());
-    } else if constexpr (std::is_same_v<Container, std::string>) {
-      container_.assign(begin_, size());  // (libc++'s iterator-pair assign is slower)
-    } else {
-      using element = typename Container::value_type;
-      const auto* first = reinterpret_cast<const element*>(begin_);
-      container_.assign(first, first + size());
+      if (container_.size() != n) container_.resize(n);  // (a call, for a std::string)
+      return;
     }
+    // Out of the first window: a reused container usually holds a save of the same size,
+    // so there is no length to set, and the bytes are copied inline (assign() is a call,
+    // and in WebAssembly a byte-by-byte memmove). A container too small is emptied first,
+    // so that growing it copies nothing old.
+    if (container_.size() != n) {
+      if (n > container_.capacity()) container_.clear();
+      container_.resize(n);
+    }
+    if (n != 0) copy_bytes(reinterpret_cast<char*>(container_.data()), first_window_, n);
   }
 
  private:
