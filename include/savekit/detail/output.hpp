@@ -23,12 +23,7 @@ template <class Container>
 class output {
  public:
   explicit output(Container& container)
-      : container_(container), begin_(first_window_), cursor_(begin_), limit_(begin_ + first_window_bytes) {
-    if constexpr (grows_without_fill) {
-      attach();
-      cursor_ = begin_;
-    }
-  }
+      : container_(container), begin_(first_window_), cursor_(begin_), limit_(begin_ + first_window_bytes) {}
   output(const output&) = delete;
   output& operator=(const output&) = delete;
 
@@ -72,21 +67,26 @@ class output {
     // so that growing it copies nothing old.
     if (container_.size() != n) {
       if (n > container_.capacity()) container_.clear();
-      container_.resize(n);
+#if defined(__cpp_lib_string_resize_and_overwrite)
+      if constexpr (std::is_same_v<Container, std::string>) {
+        // (The size to keep is n, not the one op is given: libstdc++ 12 passes the new capacity.)
+        container_.resize_and_overwrite(n, [n](char*, std::size_t) { return n; });
+      } else
+#endif
+      {
+        container_.resize(n);
+      }
     }
     if (n != 0) copy_bytes(reinterpret_cast<char*>(container_.data()), first_window_, n);
   }
 
  private:
-  // A std::string under C++23 grows without the fill (resize_and_overwrite): it needs no
-  // first window.
-#if defined(__cpp_lib_string_resize_and_overwrite)
-  static constexpr bool grows_without_fill = std::is_same_v<Container, std::string>;
-#else
-  static constexpr bool grows_without_fill = false;
-#endif
-  // Large enough for a typical small save with its worst-case reservations.
-  static constexpr std::size_t first_window_bytes = grows_without_fill ? 1 : 512;
+  // Large enough for a typical small save with its worst-case reservations. The same under
+  // every C++ standard: a program may link translation units built under C++20 (the
+  // library) and C++23 (a game), and their copies of these inline functions must agree on
+  // the layout and on what the pointers mean. (Under C++23 a std::string grows without the
+  // fill, below; that changes no state another copy reads.)
+  static constexpr std::size_t first_window_bytes = 512;
 
   // Out of the stack buffer: into the container, with what was written so far.
   SAVEKIT_COLD void move_into_container(std::size_t n) {
@@ -126,7 +126,7 @@ class output {
 #if defined(__cpp_lib_string_resize_and_overwrite)
     if constexpr (std::is_same_v<Container, std::string>) {
       if (needed <= capacity) target = capacity;  // no fill to pay for: all of it
-      container_.resize_and_overwrite(target, [](char*, std::size_t size) { return size; });
+      container_.resize_and_overwrite(target, [target](char*, std::size_t) { return target; });
     } else
 #endif
     {
