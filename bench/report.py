@@ -63,33 +63,56 @@ def cell(runs, per_op_divisor):
 
 
 def wasm_section(data, out):
-    """Study A as WebAssembly (node, Chromium) beside the native figures of this same run."""
-    node, chromium = data.get("wasm_node"), data.get("wasm_chromium")
+    """Study A as WebAssembly (node, Chromium) beside native figures of this same run.
+
+    With wasm_native (bench/web/run_study_a.mjs), the three builds ran in turn, one run each
+    per round: × is the median over the rounds of that round's WebAssembly ÷ native, so a
+    slow spell of the machine falls on both sides of a ratio. Without it, the native
+    figures are the native study's and × a ratio of medians."""
+    node, chromium, native_run = data.get("wasm_node"), data.get("wasm_chromium"), data.get("wasm_native")
     if not node and not chromium:
         return
     n = data["iterations"]
-    native = {r["way"]: (statistics.median(r["save_ms"]) * 1e6 / n, statistics.median(r["load_ms"]) * 1e6 / n)
-              for r in data["study_a"]}
     durable = {r["way"]: statistics.median(r["save_ms"]) * 1000 / data["durable_iterations"] for r in data["study_a_durable"]}
-    runs = {name: {w["name"]: (statistics.median(w["save_ns"]), statistics.median(w["load_ns"])) for w in d["memory"]}
+    if native_run:
+        native_rounds = {w["name"]: (w["save_ns"], w["load_ns"]) for w in native_run["memory"]}
+    else:
+        native_rounds = {r["way"]: ([x * 1e6 / n for x in r["save_ms"]], [x * 1e6 / n for x in r["load_ms"]])
+                         for r in data["study_a"]}
+    runs = {name: {w["name"]: (w["save_ns"], w["load_ns"]) for w in d["memory"]}
             for name, d in (("node", node), ("chromium", chromium)) if d}
+
+    def ratio(wasm, native):
+        if native_run and len(wasm) == len(native):
+            return statistics.median(w / x for w, x in zip(wasm, native))
+        return statistics.median(wasm) / statistics.median(native)
+
     first = node or chromium
-    out(f"### Study A as WebAssembly — the same code (bench/study_a.hpp) built with em++, in the same run")
+    out(f"### Study A as WebAssembly — the same code (bench/study_a_memory.hpp) built with em++, in the same run")
     out("")
-    out(f"In memory, {first['iterations']:,} saves and loads per run, median of {first['runs']} runs, ns per operation; "
-        "× = WebAssembly ÷ native (the target is ≤ 1.3). "
-        + " · ".join(f"{k}: {d['environment']}" for k, d in (("node", node), ("Chromium", chromium)) if d) + ".")
+    if native_run:
+        out(f"In memory, {first['iterations']:,} saves and loads per run; {native_run.get('interleaved_rounds', 1)} rounds, "
+            "each running the native build (g++ -O3, the same code, peers and C++ standard: bench/study_a_native.cpp), "
+            "node and Chromium in turn, the order rotating; ns per operation, medians of the rounds; "
+            "× = WebAssembly ÷ native, the median of the rounds' own ratios (the target is ≤ 1.3). ")
+    else:
+        out(f"In memory, {first['iterations']:,} saves and loads per run, median of {first['runs']} runs, ns per operation; "
+            "× = WebAssembly ÷ native (the target is ≤ 1.3). ")
+    lines_env = " · ".join(f"{k}: {d['environment']}" for k, d in (("node", node), ("Chromium", chromium)) if d)
+    out(lines_env + ". The peers' rows (nlohmann/json, RapidJSON) show what this machine makes of WebAssembly "
+        "for code savekit does not control.")
     out("")
     out("| way | native save · load | node save · load | × node | Chromium save · load | × Chromium |")
     out("|---|---:|---:|---:|---:|---:|")
-    for name, (ns_save, ns_load) in native.items():
-        row = [name, f"{ns_save:.0f} · {ns_load:.0f}"]
+    for name, (native_save, native_load) in native_rounds.items():
+        row = [name, f"{statistics.median(native_save):.0f} · {statistics.median(native_load):.0f}"]
         present = False
         for env in ("node", "chromium"):
             got = runs.get(env, {}).get(name)
             if got:
                 present = True
-                row += [f"{got[0]:.0f} · {got[1]:.0f}", f"{got[0] / ns_save:.2f} · {got[1] / ns_load:.2f}"]
+                row += [f"{statistics.median(got[0]):.0f} · {statistics.median(got[1]):.0f}",
+                        f"{ratio(got[0], native_save):.2f} · {ratio(got[1], native_load):.2f}"]
             else:
                 row += ["–", "–"]
         if present:
@@ -599,8 +622,9 @@ def seal_wasm_report(path):
 if __name__ == "__main__":
     command, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 2 else ("", [])
     if command == "studies" and len(args) >= 2:
-        extra = args[2:4] + [None, None]
-        studies_report(args[0], args[1], (("wasm_node", extra[0]), ("wasm_chromium", extra[1])))
+        extra = args[2:5] + [None, None, None]
+        studies_report(args[0], args[1],
+                       (("wasm_node", extra[0]), ("wasm_chromium", extra[1]), ("wasm_native", extra[2])))
     elif command == "codecs" and len(args) == 1:
         codecs_report(args[0])
     elif command == "store" and len(args) == 1:
