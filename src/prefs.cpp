@@ -75,7 +75,7 @@ prefs& prefs::operator=(prefs&& other) noexcept {
 }
 prefs::~prefs() { stop_background(); }
 
-status prefs::check_key(std::string_view key) {
+status prefs::check_key(const std::string_view& key) {
   if (key.empty()) return key_error(errc::invalid_key, key, "empty key");
   if (key.size() > max_key_size)
     return key_error(errc::invalid_key, key.substr(0, 64),
@@ -83,7 +83,7 @@ status prefs::check_key(std::string_view key) {
   return {};
 }
 
-prefs::entry& prefs::touch(std::string_view key, value_type type) {
+prefs::entry& prefs::touch(const std::string_view& key, value_type type) {
   shared_state& s = *state_;
   entry_map::value_type* node = s.last;
   if (!node || !detail::equal_text(node->first, key)) {
@@ -102,7 +102,7 @@ prefs::entry& prefs::touch(std::string_view key, value_type type) {
   return e;
 }
 
-const prefs::entry* prefs::find(std::string_view key) const {
+const prefs::entry* prefs::find(const std::string_view& key) const {
   shared_state& s = *state_;
   entry_map::value_type* node = s.last;
   if (!node || !detail::equal_text(node->first, key)) {
@@ -115,33 +115,26 @@ const prefs::entry* prefs::find(std::string_view key) const {
 
 // ---- primitives ------------------------------------------------------------------------------
 
-status prefs::set_int(std::string_view key, std::int64_t value) {
+status prefs::set_int_at(const std::string_view& key, std::int64_t value) {
   if (status valid = check_key(key); !valid) return valid;
   std::lock_guard lock(state_->mutex);
   savekit::to_msgpack(value, touch(key, value_type::integer).bytes);
   return {};
 }
 
-status prefs::set_float(std::string_view key, double value) {
+status prefs::set_float_at(const std::string_view& key, double value) {
   if (status valid = check_key(key); !valid) return valid;
   std::lock_guard lock(state_->mutex);
   savekit::to_msgpack(value, touch(key, value_type::floating).bytes);
   return {};
 }
 
-status prefs::set_string(std::string_view key, std::string_view value) {
+// set_string and set_bytes: the bytes as they are, under the type given.
+status prefs::set_string_at(const std::string_view& key, const std::string_view& value, value_type type) {
   if (status valid = check_key(key); !valid) return valid;
   if (value.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
   std::lock_guard lock(state_->mutex);
-  put(key, value_type::string, value);
-  return {};
-}
-
-status prefs::set_bytes(std::string_view key, std::span<const std::byte> value) {
-  if (status valid = check_key(key); !valid) return valid;
-  if (value.size() > max_value_size) return key_error(errc::value_too_large, key, "value too large");
-  std::lock_guard lock(state_->mutex);
-  put(key, value_type::bytes, std::string_view(reinterpret_cast<const char*>(value.data()), value.size()));
+  put(key, type, value);
   return {};
 }
 
@@ -154,7 +147,7 @@ result<const prefs::entry*> prefs::typed_entry(std::string_view key, value_type 
   return found;
 }
 
-result<std::int64_t> prefs::try_get_int(std::string_view key) const {
+result<std::int64_t> prefs::try_get_int_at(const std::string_view& key) const {
   std::lock_guard lock(state_->mutex);
   auto found = typed_entry(key, value_type::integer);
   if (!found) return std::move(found).error();
@@ -164,7 +157,7 @@ result<std::int64_t> prefs::try_get_int(std::string_view key) const {
   return value;
 }
 
-result<double> prefs::try_get_float(std::string_view key) const {
+result<double> prefs::try_get_float_at(const std::string_view& key) const {
   std::lock_guard lock(state_->mutex);
   auto found = typed_entry(key, value_type::floating);
   if (!found) return std::move(found).error();
@@ -174,26 +167,11 @@ result<double> prefs::try_get_float(std::string_view key) const {
   return value;
 }
 
-result<std::string> prefs::try_get_string(std::string_view key) const {
+result<std::string> prefs::try_get_string_at(const std::string_view& key) const {
   std::lock_guard lock(state_->mutex);
   auto found = typed_entry(key, value_type::string);
   if (!found) return std::move(found).error();
   return (*found)->bytes;
-}
-
-std::int64_t prefs::get_int(std::string_view key, std::int64_t fallback) const {
-  auto value = try_get_int(key);
-  return value ? *value : fallback;
-}
-
-double prefs::get_float(std::string_view key, double fallback) const {
-  auto value = try_get_float(key);
-  return value ? *value : fallback;
-}
-
-std::string prefs::get_string(std::string_view key, std::string_view fallback) const {
-  auto value = try_get_string(key);
-  return value ? std::move(*value) : std::string{fallback};
 }
 
 result<std::vector<std::byte>> prefs::get_bytes(std::string_view key) const {

@@ -95,7 +95,9 @@ inline void base64_encode_to(const unsigned char* data, std::size_t n, char* out
 }
 
 // Decodes text into out (resized to fit). Returns errc::ok or the error and its offset.
-inline errc base64_decode_to(std::string_view text, std::vector<std::byte>& out, base64_alphabet alphabet,
+// (The text by reference, as everything here that WebAssembly would otherwise copy
+// through memory: see read_msgpack_document in msgpack.hpp.)
+inline errc base64_decode_to(const std::string_view& text, std::vector<std::byte>& out, base64_alphabet alphabet,
                              std::size_t& error_offset) {
   const std::uint8_t* table =
       alphabet == base64_alphabet::standard ? base64_standard_table.values : base64_url_table.values;
@@ -177,11 +179,16 @@ inline const char* base64_error_message(errc code) {
   }
 }
 
+SAVEKIT_COLD inline status base64_failed(errc code, std::size_t offset, std::vector<std::byte>& out) {
+  out.clear();
+  return error{code, offset, base64_error_message(code)};
+}
+
 }  // namespace detail
 
 // Encodes bytes into out, replacing its content and reusing its capacity.
-inline void base64_encode(std::span<const std::byte> bytes, std::string& out,
-                          base64_alphabet alphabet = base64_alphabet::standard) {
+SAVEKIT_ALWAYS_INLINE void base64_encode(std::span<const std::byte> bytes, std::string& out,
+                                         base64_alphabet alphabet = base64_alphabet::standard) {
   out.resize(detail::base64_encoded_size(bytes.size(), alphabet));
   detail::base64_encode_to(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), out.data(), alphabet);
 }
@@ -198,13 +205,12 @@ inline std::string base64_encode(std::string_view bytes, base64_alphabet alphabe
 }
 
 // Decodes into out, replacing its content and reusing its capacity.
-inline status base64_decode(std::string_view text, std::vector<std::byte>& out,
-                            base64_alphabet alphabet = base64_alphabet::standard) {
+SAVEKIT_ALWAYS_INLINE status base64_decode(std::string_view text, std::vector<std::byte>& out,
+                                           base64_alphabet alphabet = base64_alphabet::standard) {
   std::size_t offset = 0;
   errc code = detail::base64_decode_to(text, out, alphabet, offset);
   if (code == errc::ok) return {};
-  out.clear();
-  return error{code, offset, detail::base64_error_message(code)};
+  return detail::base64_failed(code, offset, out);
 }
 
 inline result<std::vector<std::byte>> base64_decode(std::string_view text,

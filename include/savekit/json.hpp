@@ -861,8 +861,10 @@ bool write_json_text(const T& value, std::string& out, const json_options& optio
 // Returns nothing — or, for a type that contains itself (a tree, a linked chain), a
 // status: errc::depth_exceeded when the value nests deeper than options.max_depth,
 // which the readers would refuse (out is then empty). What cannot be read back is not written.
+// (Inline, the options handed on by reference: see read_msgpack_document.)
 template <class T>
-detail::write_result<T, void> to_json(const T& value, std::string& out, json_options options = {}) {
+SAVEKIT_ALWAYS_INLINE detail::write_result<T, void> to_json(const T& value, std::string& out,
+                                                            json_options options = {}) {
   if constexpr (detail::depth_is_bounded<T>) {
     detail::write_json_text(value, out, options);
   } else {
@@ -884,13 +886,22 @@ detail::write_result<T, std::string> to_json(const T& value, json_options option
 
 // Reads JSON into an existing object, reusing the capacity of its strings and vectors.
 // On error, into may be partly updated.
+namespace detail {
+// What from_json does, its text as a pointer and a length and its options by reference
+// (see read_msgpack_document: in WebAssembly a struct passed by value stalls the call).
 template <class T>
-status from_json(std::string_view text, T& into, json_options options = {}) {
-  detail::json_reader reader{detail::json_cursor{text, options.max_depth}, options};
-  detail::json_cursor& c = reader.cursor;
+status read_json_document(const char* text, std::size_t size, T& into, const json_options& options) {
+  json_reader reader{json_cursor{std::string_view(text, size), options.max_depth}, options};
+  json_cursor& c = reader.cursor;
   c.memory_left = options.max_memory;
-  if (!c.next_token() || !detail::read_json(reader, into) || !c.finish()) return std::move(c.err).take();
+  if (!c.next_token() || !read_json(reader, into) || !c.finish()) return std::move(c.err).take();
   return {};
+}
+}  // namespace detail
+
+template <class T>
+SAVEKIT_ALWAYS_INLINE status from_json(std::string_view text, T& into, json_options options = {}) {
+  return detail::read_json_document(text.data(), text.size(), into, options);
 }
 
 template <class T>

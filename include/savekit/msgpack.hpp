@@ -1615,13 +1615,15 @@ write_result<T, void> write_msgpack_to(const T& value, Container& out, const msg
 // status: errc::depth_exceeded when the value nests deeper than options.max_depth,
 // which the readers would refuse (out is then empty). What cannot be read back is not written.
 template <class T>
-detail::write_result<T, void> to_msgpack(const T& value, std::vector<std::byte>& out, msgpack_options options = {}) {
+SAVEKIT_ALWAYS_INLINE detail::write_result<T, void> to_msgpack(const T& value, std::vector<std::byte>& out,
+                                                               msgpack_options options = {}) {
   return detail::write_msgpack_to(value, out, options);
 }
 
 // The same into a std::string's bytes (the store keeps values in strings).
 template <class T>
-detail::write_result<T, void> to_msgpack(const T& value, std::string& out, msgpack_options options = {}) {
+SAVEKIT_ALWAYS_INLINE detail::write_result<T, void> to_msgpack(const T& value, std::string& out,
+                                                               msgpack_options options = {}) {
   return detail::write_msgpack_to(value, out, options);
 }
 
@@ -1636,18 +1638,30 @@ detail::write_result<T, std::vector<std::byte>> to_msgpack(const T& value, msgpa
   return out;
 }
 
+namespace detail {
+// What from_msgpack does, its input as a pointer and a length and its options by reference.
+// In WebAssembly a span or a struct passed by value is a copy through memory, built by
+// 32-bit stores and copied by 64-bit loads, which wait for those stores to retire: a
+// stall at each such call (perf, study A's loads in node). from_msgpack, inline where it
+// is called, hands this scalars.
+template <class T>
+status read_msgpack_document(const std::byte* data, std::size_t size, T& into, const msgpack_options& options) {
+  msgpack_cursor c{data, size, options.max_depth};
+  c.memory_left = options.max_memory;
+  if (!read_msgpack(c, into) || !c.finish()) return std::move(c.err).take();
+  return {};
+}
+}  // namespace detail
+
 // Reads MessagePack (either form) into an existing object, reusing its capacity.
 template <class T>
-status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
-  detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
-  c.memory_left = options.max_memory;
-  if (!detail::read_msgpack(c, into) || !c.finish()) return std::move(c.err).take();
-  return {};
+SAVEKIT_ALWAYS_INLINE status from_msgpack(std::span<const std::byte> bytes, T& into, msgpack_options options = {}) {
+  return detail::read_msgpack_document(bytes.data(), bytes.size(), into, options);
 }
 
 template <class T>
-status from_msgpack(std::string_view bytes, T& into, msgpack_options options = {}) {
-  return from_msgpack(detail::as_byte_span(bytes), into, options);
+SAVEKIT_ALWAYS_INLINE status from_msgpack(std::string_view bytes, T& into, msgpack_options options = {}) {
+  return detail::read_msgpack_document(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size(), into, options);
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "savekit/detail/config.hpp"
 #include "savekit/error.hpp"
 #include "savekit/json.hpp"
 #include "savekit/msgpack.hpp"
@@ -34,7 +35,7 @@ namespace detail {
 // Encodes value into out (replacing what it held). Fails only for a value that could not
 // be read back with the same limits: too deep, or too large in memory.
 template <class T>
-status encode_object(const T& value, object_encoding encoding, std::string& out, object_options options) {
+status encode_object(const T& value, object_encoding encoding, std::string& out, const object_options& options) {
   if constexpr (depth_is_bounded<T>) {
     if (nesting_depth<T>() > options.max_depth) return too_deep_to_write(options.max_depth);
   }
@@ -59,8 +60,11 @@ status encode_object(const T& value, object_encoding encoding, std::string& out,
 }
 
 // Reads bytes written by encode_object with that encoding into `into`, in place.
+// (Inline, so that no string_view or options struct is copied through memory to get here:
+// see read_msgpack_document.)
 template <class T>
-status decode_object(std::string_view bytes, object_encoding encoding, T& into, object_options options) {
+SAVEKIT_ALWAYS_INLINE status decode_object(std::string_view bytes, object_encoding encoding, T& into,
+                                           const object_options& options) {
   if (encoding == object_encoding::json)
     return savekit::from_json(bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});
   return savekit::from_msgpack(bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});

@@ -34,6 +34,7 @@
 
 #include "savekit/backend.hpp"
 #include "savekit/detail/bytes.hpp"
+#include "savekit/detail/config.hpp"
 #include "savekit/error.hpp"
 #include "savekit/file_backend_options.hpp"
 #include "savekit/json.hpp"
@@ -89,7 +90,7 @@ std::uint64_t random_seed() noexcept;
 // WebAssembly, made for every key in a bucket's chain.
 struct key_equal {
   using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept { return equal_text(a, b); }
+  bool operator()(const std::string_view& a, const std::string_view& b) const noexcept { return equal_text(a, b); }
 };
 
 // The high and low halves of x * y (128 bits) folded into 64 by xor: the mixing step of
@@ -124,7 +125,9 @@ class key_hash {
   using is_transparent = void;
   key_hash() noexcept : seed_{random_seed(), random_seed(), random_seed()} {}
 
-  std::size_t operator()(std::string_view key) const noexcept {
+  // (The key by reference: in WebAssembly a string_view by value is a copy through memory
+  // that stalls the call; see read_msgpack_document.)
+  std::size_t operator()(const std::string_view& key) const noexcept {
     const char* p = key.data();
     std::size_t n = key.size();
     std::uint64_t h = seed_[0] ^ (n * 0x9E3779B97F4A7C15ull);
@@ -202,26 +205,47 @@ class prefs {
   ~prefs();
 
   // ---- primitives (PlayerPrefs' calls) ----
-  status set_int(std::string_view key, std::int64_t value);
-  status set_float(std::string_view key, double value);
-  status set_string(std::string_view key, std::string_view value);
-  status set_bytes(std::string_view key, std::span<const std::byte> value);
+  // (Inline, handing the key on by reference: in WebAssembly a string_view passed by value
+  // to a function out of line is a copy through memory that stalls the call — see
+  // read_msgpack_document — and a game makes these calls key by key.)
+  SAVEKIT_ALWAYS_INLINE status set_int(std::string_view key, std::int64_t value) { return set_int_at(key, value); }
+  SAVEKIT_ALWAYS_INLINE status set_float(std::string_view key, double value) { return set_float_at(key, value); }
+  SAVEKIT_ALWAYS_INLINE status set_string(std::string_view key, std::string_view value) {
+    return set_string_at(key, value);
+  }
+  SAVEKIT_ALWAYS_INLINE status set_bytes(std::string_view key, std::span<const std::byte> value) {
+    return set_string_at(key, std::string_view(reinterpret_cast<const char*>(value.data()), value.size()),
+                         value_type::bytes);
+  }
 
   // The value, or fallback when the key is missing or holds another type (PlayerPrefs'
   // behaviour). The try_get_* calls say why instead.
-  std::int64_t get_int(std::string_view key, std::int64_t fallback = 0) const;
-  double get_float(std::string_view key, double fallback = 0.0) const;
-  std::string get_string(std::string_view key, std::string_view fallback = {}) const;
+  SAVEKIT_ALWAYS_INLINE std::int64_t get_int(std::string_view key, std::int64_t fallback = 0) const {
+    result<std::int64_t> value = try_get_int_at(key);
+    return value ? *value : fallback;
+  }
+  SAVEKIT_ALWAYS_INLINE double get_float(std::string_view key, double fallback = 0.0) const {
+    result<double> value = try_get_float_at(key);
+    return value ? *value : fallback;
+  }
+  SAVEKIT_ALWAYS_INLINE std::string get_string(std::string_view key, std::string_view fallback = {}) const {
+    result<std::string> value = try_get_string_at(key);
+    return value ? std::move(*value) : std::string{fallback};
+  }
   result<std::vector<std::byte>> get_bytes(std::string_view key) const;
 
-  result<std::int64_t> try_get_int(std::string_view key) const;
-  result<double> try_get_float(std::string_view key) const;
-  result<std::string> try_get_string(std::string_view key) const;
+  SAVEKIT_ALWAYS_INLINE result<std::int64_t> try_get_int(std::string_view key) const { return try_get_int_at(key); }
+  SAVEKIT_ALWAYS_INLINE result<double> try_get_float(std::string_view key) const { return try_get_float_at(key); }
+  SAVEKIT_ALWAYS_INLINE result<std::string> try_get_string(std::string_view key) const {
+    return try_get_string_at(key);
+  }
 
   // ---- whole objects ----
   template <class T>
-  status set(std::string_view key, const T& value, object_encoding encoding = object_encoding::msgpack,
-             object_options options = {});
+  SAVEKIT_ALWAYS_INLINE status set(std::string_view key, const T& value,
+                                   object_encoding encoding = object_encoding::msgpack, object_options options = {}) {
+    return set_at(key, value, encoding, options);  // (by reference: see the primitives)
+  }
   template <class T>
   result<T> get(std::string_view key, object_options options = {}) const;
   // Reads into an existing object, reusing its capacity.
@@ -330,18 +354,33 @@ class prefs {
   static void settle_synchronous(shared_state& s, const commit_ticket& ticket);
   static void settle_asynchronous(shared_state& s, const commit_ticket& ticket);
   static void commit_waiting(const std::weak_ptr<shared_state>& weak, std::vector<std::function<void(status)>> waiting);
-  static status check_key(std::string_view key);
+  static status check_key(const std::string_view& key);
+  // The primitives' bodies (src/prefs.cpp).
+  status set_int_at(const std::string_view& key, std::int64_t value);
+  status set_float_at(const std::string_view& key, double value);
+  status set_string_at(const std::string_view& key, const std::string_view& value,
+                       value_type type = value_type::string);
+  result<std::int64_t> try_get_int_at(const std::string_view& key) const;
+  result<double> try_get_float_at(const std::string_view& key) const;
+  result<std::string> try_get_string_at(const std::string_view& key) const;
+  template <class T>
+  status set_at(const std::string_view& key, const T& value, object_encoding encoding, const object_options& options);
   // Store under key (caller holds the mutex and has checked the key and size).
-  entry& touch(std::string_view key, value_type type);
-  void put(std::string_view key, value_type type, std::string_view bytes) { touch(key, type).bytes.assign(bytes); }
-  void put_swap(std::string_view key, value_type type, std::string& bytes) { touch(key, type).bytes.swap(bytes); }
-  const entry* find(std::string_view key) const;  // live entries only
+  entry& touch(const std::string_view& key, value_type type);
+  void put(const std::string_view& key, value_type type, std::string_view bytes) {
+    touch(key, type).bytes.assign(bytes);
+  }
+  void put_swap(const std::string_view& key, value_type type, std::string& bytes) {
+    touch(key, type).bytes.swap(bytes);
+  }
+  const entry* find(const std::string_view& key) const;  // live entries only
   // The live entry under key if it holds type; errc::not_found or wrong_type otherwise.
   result<const entry*> typed_entry(std::string_view key, value_type type) const;
   // An object entry's bytes decoded into `into`; holder and object name them in errors.
   template <class T>
-  static status decode_stored(std::string_view key, value_type type, std::string_view bytes, T& into,
-                              object_options options, const char* holder, const char* object);
+  // (Keys and options by reference here: see key_hash.)
+  static status decode_stored(const std::string_view& key, value_type type, const std::string& bytes, T& into,
+                              const object_options& options, const char* holder, const char* object);
 
   std::shared_ptr<shared_state> state_;
 };
@@ -349,7 +388,8 @@ class prefs {
 // ---- templates -----------------------------------------------------------------------------
 
 template <class T>
-status prefs::set(std::string_view key, const T& value, object_encoding encoding, object_options options) {
+status prefs::set_at(const std::string_view& key, const T& value, object_encoding encoding,
+                     const object_options& options) {
   if (status valid = check_key(key); !valid) return valid;
   std::lock_guard lock(state_->mutex);
   // Encoded into a scratch buffer, then swapped into the entry: the entry keeps its old
@@ -366,8 +406,8 @@ status prefs::set(std::string_view key, const T& value, object_encoding encoding
 }
 
 template <class T>
-status prefs::decode_stored(std::string_view key, value_type type, std::string_view bytes, T& into,
-                            object_options options, const char* holder, const char* object) {
+status prefs::decode_stored(const std::string_view& key, value_type type, const std::string& bytes, T& into,
+                            const object_options& options, const char* holder, const char* object) {
   status decoded;
   switch (type) {  // no default: a new value_type must be placed here
     case value_type::json:
@@ -396,7 +436,7 @@ status prefs::decode_stored(std::string_view key, value_type type, std::string_v
 }
 
 template <class T>
-status prefs::get_into(std::string_view key, T& into, object_options options) const {
+SAVEKIT_ALWAYS_INLINE status prefs::get_into(std::string_view key, T& into, object_options options) const {
   std::lock_guard lock(state_->mutex);
   const entry* found = find(key);
   if (!found) return error{errc::not_found, 0, "no entry under this key", store_path(key)};

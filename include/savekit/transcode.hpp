@@ -250,22 +250,42 @@ struct json_transcoder {
   }
 };
 
-}  // namespace detail
-
-// Converts any MessagePack document to JSON, into out (content replaced, capacity reused).
-inline status msgpack_to_json(std::span<const std::byte> bytes, std::string& out, json_options options = {}) {
-  detail::msgpack_cursor c{bytes.data(), bytes.size(), options.max_depth};
+// The two conversions' bodies, their inputs as a pointer and a length and their options by
+// reference (see read_msgpack_document in msgpack.hpp: WebAssembly copies a span or a
+// struct passed by value through memory, and the copy stalls the call).
+inline status msgpack_to_json_text(const std::byte* data, std::size_t size, std::string& out,
+                                   const json_options& options) {
+  msgpack_cursor c{data, size, options.max_depth};
   std::string compact;
   std::string& text = options.pretty ? compact : out;  // pretty: re-indented from the compact text
-  detail::json_writer writer{text, options};
-  bool ok = detail::transcode_msgpack_value(c, writer) && c.finish();
+  json_writer writer{text, options};
+  bool ok = transcode_msgpack_value(c, writer) && c.finish();
   writer.out.finish();
   if (!ok) {
     out.clear();
     return std::move(c.err).take();
   }
-  if (options.pretty) detail::indent_json(compact, options.indent_width, out);
+  if (options.pretty) indent_json(compact, options.indent_width, out);
   return {};
+}
+
+inline status json_text_to_msgpack(const char* text, std::size_t size, std::vector<std::byte>& out,
+                                   const json_options& options) {
+  json_cursor c{std::string_view(text, size), options.max_depth};
+  msgpack_writer<> writer{output<std::vector<std::byte>>{out}};
+  json_transcoder transcoder{c, writer, {}};
+  bool ok = c.next_token() && transcoder.value() && c.finish();
+  writer.out.finish();
+  if (!ok) return std::move(c.err).take();
+  return {};
+}
+
+}  // namespace detail
+
+// Converts any MessagePack document to JSON, into out (content replaced, capacity reused).
+SAVEKIT_ALWAYS_INLINE status msgpack_to_json(std::span<const std::byte> bytes, std::string& out,
+                                             json_options options = {}) {
+  return detail::msgpack_to_json_text(bytes.data(), bytes.size(), out, options);
 }
 
 inline result<std::string> msgpack_to_json(std::span<const std::byte> bytes, json_options options = {}) {
@@ -280,14 +300,9 @@ inline result<std::string> msgpack_to_json(std::string_view bytes, json_options 
 }
 
 // Converts any JSON document to MessagePack, into out (content replaced, capacity reused).
-inline status json_to_msgpack(std::string_view text, std::vector<std::byte>& out, json_options options = {}) {
-  detail::json_cursor c{text, options.max_depth};
-  detail::msgpack_writer<> writer{detail::output<std::vector<std::byte>>{out}};
-  detail::json_transcoder transcoder{c, writer, {}};
-  bool ok = c.next_token() && transcoder.value() && c.finish();
-  writer.out.finish();
-  if (!ok) return std::move(c.err).take();
-  return {};
+SAVEKIT_ALWAYS_INLINE status json_to_msgpack(std::string_view text, std::vector<std::byte>& out,
+                                             json_options options = {}) {
+  return detail::json_text_to_msgpack(text.data(), text.size(), out, options);
 }
 
 inline result<std::vector<std::byte>> json_to_msgpack(std::string_view text, json_options options = {}) {
