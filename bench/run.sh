@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs one Google Benchmark program in the release configuration (5 interleaved repetitions, median)
+# Runs one Google Benchmark program in the release configuration (5 interleaved repetitions, 11 for
+# the codecs; medians)
 # and writes bench/results/NAME.{json,md}; the slots' tables and the codecs' summary beside
 # glaze are also embedded in the README (the store's is linked from it).
 #   bench/run.sh codecs [benchmark flags]    savekit's codecs next to the peers (codec_bench)
@@ -76,14 +77,17 @@ cmake --build --preset release --target "$program"
 results=bench/results
 mkdir -p "$results"
 # Repetitions in random order (interleaved), medians reported.
-SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --benchmark_repetitions=5 \
+# Codecs: 11 repetitions, since ratios near 1.00 flip between runs at 5 on a shared machine.
+repetitions=5
+[ "$name" = codecs ] && repetitions=11
+SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --benchmark_repetitions=$repetitions \
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true --benchmark_out="$results/$name.json" --benchmark_out_format=json "$@"
 {
   echo "# $title"
   echo
   echo "Produced by \`bench/run.sh $name\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | head -1);"
   echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
-    "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of 5 repetitions in random order."
+    "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of $repetitions repetitions in random order."
   echo
   /usr/bin/python3 bench/report.py "$name" "$results/$name.json"
 } >"$results/$name.md"
