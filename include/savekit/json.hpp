@@ -248,22 +248,52 @@ SAVEKIT_ALWAYS_INLINE char* write_bounded_members(char* p, const T& value, std::
   return p;
 }
 
-// Member I of T with its key (compact output). A member of bounded size is written inline
-// with its key into one reservation; the rest through write_json.
-template <std::size_t I, class W, class T>
-SAVEKIT_ALWAYS_INLINE void write_json_member(W& w, const T& value) {
+// The members of T with their keys, as runs: bounds[I] is the most bytes member I takes
+// with its key when that is bounded (0 otherwise), runs[I] what members I, I + 1, ... take
+// up to the first unbounded one. A run is written into one reservation, the position
+// passed from member to member by value: the writer's cursor is loaded and stored once
+// per run, not once per member (in WebAssembly, where nothing keeps it in a register
+// across the byte stores, that was most of a struct of numbers' time).
+template <class W, class T>
+struct json_member_runs {
+  using R = reflection<T>;
+  template <std::size_t I>
+  static consteval std::size_t bound() {
+    using M = std::remove_cvref_t<decltype(R::template get<I>(std::declval<const T&>()))>;
+    constexpr std::size_t most = bounded_json_size<M>();
+    if constexpr (most == 0 || (W::counts_depth && kind_v<M> == value_kind::structure))
+      return 0;
+    else
+      return key_prefix_v<T, I>.size() + most;
+  }
+  static constexpr auto bounds = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::size_t, R::size + 1>{bound<I>()..., 0};
+  }
+  (std::make_index_sequence<R::size>{});
+  static constexpr auto runs = [] {
+    std::array<std::size_t, R::size + 1> run{};
+    for (std::size_t k = R::size; k-- > 0;) run[k] = bounds[k] == 0 ? 0 : bounds[k] + run[k + 1];
+    return run;
+  }();
+};
+
+// Member I of T with its key (compact output): a member of bounded size inline, in its
+// run's reservation (opened by the run's first member, closed by its last); the rest
+// through write_json.
+template <std::size_t I, class Runs, class W, class T>
+SAVEKIT_ALWAYS_INLINE char* write_json_member(W& w, const T& value, char* p) {
   constexpr auto& key = key_prefix_v<T, I>;
   const auto& member = reflection<T>::template get<I>(value);
-  using M = std::remove_cvref_t<decltype(member)>;
-  constexpr std::size_t most = bounded_json_size<M>();
-  if constexpr (most != 0 && !(W::counts_depth && kind_v<M> == value_kind::structure)) {
-    char* p = w.out.reserve(key.size() + most);
-    std::memcpy(p, key.data(), key.size());
-    w.out.advance(static_cast<std::size_t>(write_bounded_json(p + key.size(), member) - p));
-  } else {
+  if constexpr (Runs::bounds[I] == 0) {
     w.out.append(key.data(), key.size());
     write_json(w, member);
+  } else {
+    if constexpr (I == 0 || Runs::bounds[I - 1] == 0) p = w.out.reserve(Runs::runs[I]);
+    std::memcpy(p, key.data(), key.size());
+    p = write_bounded_json(p + key.size(), member);
+    if constexpr (Runs::runs[I + 1] == 0) w.out.advance_to(p);
   }
+  return p;
 }
 
 // Member I of T after the members before it, under skip_null_members: a null member is
@@ -282,7 +312,8 @@ void write_json_member_unless_null(W& w, const T& value, bool& first) {
 // Every member with its key, in order (a function, not a lambda: see write_bounded_members).
 template <class W, class T, std::size_t... I>
 SAVEKIT_ALWAYS_INLINE void write_json_members(W& w, const T& value, std::index_sequence<I...>) {
-  (write_json_member<I>(w, value), ...);
+  char* p = nullptr;
+  ((p = write_json_member<I, json_member_runs<W, T>>(w, value, p)), ...);
 }
 
 template <class T>
