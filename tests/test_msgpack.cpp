@@ -1248,6 +1248,81 @@ TEST(MsgpackRead, TheCompactFastPathKeepsTheMemoryAndDepthLimits) {
   EXPECT_TRUE(savekit::from_msgpack<FastSave>(packed, shallow));
 }
 
+namespace {
+// 64-bit members (timestamps, ids): the fast path reads their uint64 and int64 encodings
+// too; the twin, with an enum of the same width, goes the general way.
+enum class Stamp : std::int64_t {};
+template <class When>
+struct WideOf {
+  When when{};
+  std::uint64_t id = 0;
+  std::string name;
+};
+using FastWide = WideOf<std::int64_t>;
+using SlowWide = WideOf<Stamp>;
+static_assert(savekit::detail::has_fast_compact_path<FastWide>(), "FastWide takes the fast path");
+static_assert(!savekit::detail::has_fast_compact_path<SlowWide>(), "SlowWide does not");
+}  // namespace
+
+TEST(MsgpackRead, SixtyFourBitMembersReadOnTheFastPathAsTheGeneralReaderReadsThem) {
+  constexpr std::int64_t least = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  constexpr std::uint64_t most_unsigned = std::numeric_limits<std::uint64_t>::max();
+  // Written by savekit: every width of encoding, each boundary.
+  for (std::int64_t when :
+       {std::int64_t{0}, std::int64_t{127}, std::int64_t{-33}, std::int64_t{2147483647}, std::int64_t{2147483648},
+        std::int64_t{4294967296}, std::int64_t{-2147483649}, least, most}) {
+    for (std::uint64_t id : {std::uint64_t{0}, std::uint64_t{4294967295}, std::uint64_t{4294967296}, most_unsigned}) {
+      const FastWide value{when, id, "stamp"};
+      const auto packed = savekit::to_msgpack(value, compact);
+      FastWide fast;
+      ASSERT_TRUE(savekit::from_msgpack(packed, fast));
+      EXPECT_EQ(fast.when, when);
+      EXPECT_EQ(fast.id, id);
+      EXPECT_EQ(fast.name, "stamp");
+    }
+  }
+  // Written by hand: out of range for int64, negative for uint64, cut off inside the number.
+  auto be64 = [](std::vector<std::byte>& out, std::uint64_t v) {
+    for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<std::byte>(v >> shift));
+  };
+  std::vector<std::vector<std::byte>> inputs;
+  for (unsigned marker : {0xcfu, 0xd3u}) {
+    for (std::uint64_t v : {std::uint64_t{1}, std::uint64_t{1} << 63, most_unsigned}) {
+      for (int target = 0; target < 2; ++target) {
+        std::vector<std::byte> in{std::byte{0x93}};
+        if (target == 1) in.push_back(std::byte{0x05});
+        in.push_back(static_cast<std::byte>(marker));
+        be64(in, v);
+        if (target == 0) in.push_back(std::byte{0x05});
+        in.push_back(std::byte{0xa1});
+        in.push_back(std::byte{'n'});
+        inputs.push_back(in);
+        inputs.push_back(std::vector<std::byte>(in.begin(), in.end() - 4));  // cut inside the number
+      }
+    }
+  }
+  int read_whole = 0;
+  for (const auto& input : inputs) {
+    FastWide fast{7, 8, "keep"};
+    SlowWide slow{Stamp{7}, 8, "keep"};
+    auto a = savekit::from_msgpack(input, fast);
+    auto b = savekit::from_msgpack(input, slow);
+    ASSERT_EQ(a.has_value(), b.has_value());
+    if (a) {
+      ++read_whole;
+    } else {
+      EXPECT_EQ(a.error().code(), b.error().code()) << a.error().to_string();
+      EXPECT_EQ(a.error().offset(), b.error().offset()) << a.error().to_string();
+      EXPECT_EQ(a.error().path(), b.error().path()) << a.error().to_string();
+    }
+    EXPECT_EQ(fast.when, static_cast<std::int64_t>(slow.when));
+    EXPECT_EQ(fast.id, slow.id);
+    EXPECT_EQ(fast.name, slow.name);
+  }
+  EXPECT_GE(read_whole, 4) << "some of the hand-written inputs are in range";
+}
+
 // The writers copy a small save out of their first window into the caller's container:
 // whatever that container held before (shorter, longer, more capacity than the save, or
 // none), it holds exactly the save afterwards, the same bytes a fresh write gives.

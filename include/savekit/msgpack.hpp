@@ -866,6 +866,12 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_scalar(const unsigned char*& p, const unsig
       default:
         break;
     }
+    if constexpr (sizeof(T) == 8) {  // (timestamps, ids: what savekit writes for a 64-bit member)
+      if (marker == mp::uint64) return has_room<Checked>(p, end, 9) && fits_flat(out, load_big_endian(p + 1, 8), p, 9);
+      if (std::is_signed_v<T> && marker == mp::int64)
+        return has_room<Checked>(p, end, 9) &&
+               fits_flat(out, static_cast<std::int64_t>(load_big_endian(p + 1, 8)), p, 9);
+    }
     if constexpr (std::is_signed_v<T>) {
       switch (marker) {
         case mp::int8:
@@ -911,8 +917,9 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, const unsi
 }
 
 // The most bytes read_flat_element<false> may read for a T: the widest encoding it takes
-// for each number (up to uint32/int32 for an integer of any width — uint16 into an int8
-// that holds its value included — float32 or float64 for a float), not the widest the
+// for each number (up to uint32/int32 for an integer of up to 32 bits — uint16 into an int8
+// that holds its value included — uint64/int64 for a 64-bit one, float32 or float64 for a
+// float), not the widest the
 // writer would use for T (bounded_msgpack_size: 2 bytes for an int8).
 template <class T>
 consteval std::size_t flat_most_bytes() {
@@ -921,7 +928,7 @@ consteval std::size_t flat_most_bytes() {
   } else if constexpr (std::is_same_v<T, double>) {
     return 9;
   } else if constexpr (is_flat_scalar<T>()) {
-    return 5;
+    return sizeof(T) == 8 ? 9 : 5;
   } else {
     using R = reflection<T>;
     return []<std::size_t... I>(std::index_sequence<I...>) {
@@ -1273,8 +1280,8 @@ bool read_msgpack_struct_slots(msgpack_cursor& c, T& value, std::uint64_t count)
   // What savekit writes for a type without renumbered keys: every field, in order. Read
   // with the fields unrolled at compile time, not dispatched per slot at run time. (A
   // struct of fewer than 16 fields has been read so by read_msgpack_struct already, from
-  // its fixarray header; here it would be a second copy of that code for a header savekit
-  // does not write.)
+  // its fixarray header, or by the fast path; here it would be a second copy of that code
+  // for a header savekit does not write.)
   if constexpr (compact_keys_in_order<T>() && n >= 16) {
     if (count == n) return read_msgpack_compact_in_order(c, value);
   }
@@ -1508,12 +1515,24 @@ SAVEKIT_ALWAYS_INLINE bool read_fast_compact(const unsigned char*& p, const unsi
 // A struct, whose first byte is there. What the compact form of a small struct is — a
 // fixarray of every field, in order — is read inline where the struct is (an element of
 // a long array, a member): one byte says so, and each slot still checks that its bytes
-// are there. Everything else out of line.
+// are there. A struct the fast path reads has no second inline copy of its fields: what
+// the fast path declines (a nil gap, another writer's encoding, an error to report) goes
+// the general way, out of line — the compiler's time goes into the code it generates.
+// Everything else out of line.
+template <class T>
+consteval bool has_fast_compact_path() {
+  if constexpr (kind_v<T> == value_kind::structure)
+    return fast_compact_depth<T>() != 0 && !is_flat_element<T>();
+  else
+    return false;
+}
+
 template <class T>
 SAVEKIT_ALWAYS_INLINE bool read_msgpack_struct(msgpack_cursor& c, T& value) {
   constexpr std::size_t n = reflection<T>::size;
-  if constexpr (constexpr std::uint32_t depth = fast_compact_depth<T>(); depth != 0 && !is_flat_element<T>()) {
-    if (c.depth + depth <= c.max_depth) {
+  constexpr bool has_fast_path = has_fast_compact_path<T>();
+  if constexpr (has_fast_path) {
+    if (c.depth + fast_compact_depth<T>() <= c.max_depth) {
       const unsigned char* p = c.p;
       if (read_fast_compact(p, c.end, value, c.memory_left)) {
         c.p = p;
@@ -1521,7 +1540,7 @@ SAVEKIT_ALWAYS_INLINE bool read_msgpack_struct(msgpack_cursor& c, T& value) {
       }
     }
   }
-  if constexpr (n < 16 && compact_keys_in_order<T>()) {
+  if constexpr (n < 16 && compact_keys_in_order<T>() && !has_fast_path) {
     const unsigned char* start = c.p;
     if (*c.p == (0x90 | n) && n < c.remaining()) {
       ++c.p;
@@ -1644,11 +1663,28 @@ namespace detail {
 // 32-bit stores and copied by 64-bit loads, which wait for those stores to retire: a
 // stall at each such call (perf, study A's loads in node). from_msgpack, inline where it
 // is called, hands this scalars.
+//
+// A document that is one struct the compact fast path reads is tried on it right here, the
+// position in a register and no call; what it declines (trailing bytes included) is read
+// again from the start by the general reader, which reports what it finds.
+// (Before the cursor exists: a cursor whose address a call has taken would be reloaded
+// from memory, its error holder too, to destroy it.)
 template <class T>
 status read_msgpack_document(const std::byte* data, std::size_t size, T& into, const msgpack_options& options) {
+  std::uint64_t memory_left = options.max_memory;
+  if constexpr (has_fast_compact_path<T>()) {
+    const auto* p = reinterpret_cast<const unsigned char*>(data);
+    const unsigned char* end = p + size;
+    if (fast_compact_depth<T>() <= options.max_depth && read_fast_compact(p, end, into, memory_left) && p == end)
+      return {};
+  }
   msgpack_cursor c{data, size, options.max_depth};
-  c.memory_left = options.max_memory;
-  if (!read_msgpack(c, into) || !c.finish()) return std::move(c.err).take();
+  c.memory_left = memory_left;  // less what a vector the fast path grew took
+  if constexpr (has_fast_compact_path<T>()) {
+    if (!c.more() || !read_msgpack_any_struct(c, into) || !c.finish()) return std::move(c.err).take();
+  } else {
+    if (!read_msgpack(c, into) || !c.finish()) return std::move(c.err).take();
+  }
   return {};
 }
 }  // namespace detail
