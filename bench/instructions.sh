@@ -25,7 +25,7 @@ out=bench/results/instructions.md
 {
   echo "# Instructions per codec operation"
   echo
-  echo "Produced by \`bench/instructions.sh\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | head -1); flags: -O3 -DNDEBUG."
+  echo "Produced by \`bench/instructions.sh\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | sed -n 1p); flags: -O3 -DNDEBUG."
   echo "Callgrind's count of instructions executed per operation (reads into one reused object,"
   echo "writes into one reused buffer): exact and repeatable, unlike time on a shared machine, but"
   echo "not time. ratio = glaze ÷ savekit (above 1.00: savekit executes fewer)."

@@ -32,7 +32,7 @@ if [ "$name" = seal-wasm ]; then
     echo "# Sealing natively and as WebAssembly"
     echo
     echo "Produced by \`bench/run.sh seal-wasm\` on $(date -u +%Y-%m-%d): bench/seal_costs.cpp built with"
-    echo "$(c++ --version | head -1) -O3 and with $(emcc --version | head -1 | cut -d'(' -f1)-O3, run under node $(node --version);"
+    echo "$(c++ --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
     echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 5 rounds, the two builds in turn."
     echo
     python3 bench/report.py seal-wasm "$results/seal_wasm.jsonl"
@@ -85,7 +85,7 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
 {
   echo "# $title"
   echo
-  echo "Produced by \`bench/run.sh $name\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | head -1);"
+  echo "Produced by \`bench/run.sh $name\` on $(date -u +%Y-%m-%d); compiler: $(c++ --version | sed -n 1p);"
   echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores;" \
     "disk: $(df -T build | awk 'NR==2 {print $2}'); flags: -O3 -DNDEBUG. Median of $repetitions repetitions in random order."
   echo

@@ -19,7 +19,9 @@ source_of() { dpkg-query -W -f='${source:Package}=${source:Version}' "$1"; }
 zstd_source=$(source_of libzstd-dev)
 sodium_source=$(source_of libsodium-dev)
 cflags="-O3"
-stamp="$zstd_source $sodium_source $cflags $(emcc --version | head -n 1)"
+# (sed, not head: head closes the pipe after one line, and emcc, a python script still
+# writing, dies of the broken pipe — under set -o pipefail that failed the whole test command.)
+stamp="$zstd_source $sodium_source $cflags $(emcc --version | sed -n 1p)"
 if [ -f "$prefix/stamp" ] && [ "$(head -n 1 "$prefix/stamp")" = "$stamp" ]; then
   echo "wasm dependencies up to date in $prefix (from the sources $(tail -n 1 "$prefix/stamp"))"
   exit 0

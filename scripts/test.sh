@@ -33,6 +33,12 @@ for step in "${steps[@]}"; do
     format)
       echo "=== clang-format"
       git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror
+      # A tool's version piped into head: head closes the pipe after a line, and a writer still
+      # writing (emcc, in python) dies of it; under pipefail that once failed this command.
+      if git grep -nE -e '--version[^|]*\| *head' -- '*.sh' '*.mjs'; then
+        echo "pipe a tool's --version into sed -n 1p, not head" >&2
+        exit 1
+      fi
       ;;
     dev | release | sanitize | no-exceptions) run_preset "$step" ;;
     wasm)
