@@ -82,6 +82,7 @@ try {
   merged.native.environment = 'native (study_a_native)';
   merged.node.environment = `node ${process.version}`;
   merged.chromium.environment = `${chromiumVersion()}, headless${isolated ? ', cross-origin isolated (5 µs timer)' : ''}`;
+  fs.mkdirSync(outDir, { recursive: true });  // (a new directory: rounds of work lost otherwise)
   for (const [name, file] of [['native', 'study_a_native.json'], ['node', 'study_a_wasm_node.json'],
                               ['chromium', 'study_a_wasm_chromium.json']])
     fs.writeFileSync(path.join(outDir, file), JSON.stringify(merged[name], null, 1));
