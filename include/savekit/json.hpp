@@ -267,14 +267,10 @@ struct json_member_runs {
       return key_prefix_v<T, I>.size() + most;
   }
   static constexpr auto bounds = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<std::size_t, R::size + 1>{bound<I>()..., 0};
+    return std::array<std::size_t, R::size>{bound<I>()...};
   }
   (std::make_index_sequence<R::size>{});
-  static constexpr auto runs = [] {
-    std::array<std::size_t, R::size + 1> run{};
-    for (std::size_t k = R::size; k-- > 0;) run[k] = bounds[k] == 0 ? 0 : bounds[k] + run[k + 1];
-    return run;
-  }();
+  static constexpr auto runs = reservation_runs(bounds);
 };
 
 // Member I of T with its key (compact output): a member of bounded size inline, in its

@@ -234,11 +234,7 @@ struct msgpack_struct_items {
     return std::array<std::size_t, count>{item_bound<K>()...};
   }
   (std::make_index_sequence<count>{});
-  static constexpr auto runs = [] {
-    std::array<std::size_t, count + 1> run{};
-    for (std::size_t k = count; k-- > 0;) run[k] = bounds[k] == 0 ? 0 : bounds[k] + run[k + 1];
-    return run;
-  }();
+  static constexpr auto runs = reservation_runs(bounds);
 
   // Item K, bounded, at p.
   template <std::size_t K>
@@ -919,8 +915,8 @@ SAVEKIT_ALWAYS_INLINE bool read_flat_element(const unsigned char*& p, const unsi
 // The most bytes read_flat_element<false> may read for a T: the widest encoding it takes
 // for each number (up to uint32/int32 for an integer of up to 32 bits — uint16 into an int8
 // that holds its value included — uint64/int64 for a 64-bit one, float32 or float64 for a
-// float), not the widest the
-// writer would use for T (bounded_msgpack_size: 2 bytes for an int8).
+// float), not the widest the writer would use for T (bounded_msgpack_size: 2 bytes for an
+// int8).
 template <class T>
 consteval std::size_t flat_most_bytes() {
   if constexpr (std::is_same_v<T, float>) {

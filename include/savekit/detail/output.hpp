@@ -9,6 +9,7 @@
 // bytes never written, since reservations are worst cases) and one back down per save.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -18,6 +19,16 @@
 #include "savekit/detail/config.hpp"
 
 namespace savekit::detail {
+
+// For the items of a struct, each item's bound (the most bytes it takes; 0 when that is not
+// bounded): run[k], the bytes items k, k + 1, ... take up to the first unbounded one. A
+// writer reserves run[k] once at the start of a run and passes the position along it.
+template <std::size_t N>
+constexpr std::array<std::size_t, N + 1> reservation_runs(const std::array<std::size_t, N>& bounds) {
+  std::array<std::size_t, N + 1> run{};
+  for (std::size_t k = N; k-- > 0;) run[k] = bounds[k] == 0 ? 0 : bounds[k] + run[k + 1];
+  return run;
+}
 
 template <class Container>
 class output {
