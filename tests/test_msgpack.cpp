@@ -1323,6 +1323,25 @@ TEST(MsgpackRead, SixtyFourBitMembersReadOnTheFastPathAsTheGeneralReaderReadsThe
   EXPECT_GE(read_whole, 4) << "some of the hand-written inputs are in range";
 }
 
+// A save the fast path reads whole at the top of a document, with bytes after it: refused
+// as the general reader refuses it (the fast path succeeds, the document does not end).
+TEST(MsgpackRead, BytesAfterAFastPathSaveAreRefusedAsTheGeneralReaderRefusesThem) {
+  const FastSave save{"hero", 10, {{1, 2}}, {1.0f}, {"t", 1}, 2};
+  auto packed = savekit::to_msgpack(save, compact);
+  const std::size_t save_size = packed.size();
+  packed.push_back(std::byte{0x01});
+  FastSave fast;
+  SlowSave slow;
+  auto a = savekit::from_msgpack(packed, fast);
+  auto b = savekit::from_msgpack(packed, slow);
+  ASSERT_FALSE(a);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(a.error().code(), b.error().code()) << a.error().to_string();
+  EXPECT_EQ(a.error().offset(), save_size) << a.error().to_string();
+  EXPECT_EQ(a.error().offset(), b.error().offset());
+  expect_same(fast, slow);
+}
+
 // The writers copy a small save out of their first window into the caller's container:
 // whatever that container held before (shorter, longer, more capacity than the save, or
 // none), it holds exactly the save afterwards, the same bytes a fresh write gives.
