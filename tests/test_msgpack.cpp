@@ -1323,6 +1323,96 @@ TEST(MsgpackRead, SixtyFourBitMembersReadOnTheFastPathAsTheGeneralReaderReadsThe
   EXPECT_GE(read_whole, 4) << "some of the hand-written inputs are in range";
 }
 
+namespace {
+// Members of 8 to 32 bits: the fast path reads fixints and uint8/16 that fit inline, the
+// other encodings out of line; the twin, whose first member is an enum of the same width,
+// goes the general way.
+enum class Small : std::int8_t {};
+template <class First>
+struct NarrowOf {
+  First a{};
+  std::uint8_t b = 0;
+  std::int16_t c = 0;
+  std::uint16_t d = 0;
+  std::int32_t e = 0;
+  std::uint32_t f = 0;
+  std::string name;  // (a struct of numbers alone is read as a flat element: another path)
+};
+using FastNarrow = NarrowOf<std::int8_t>;
+using SlowNarrow = NarrowOf<Small>;
+static_assert(savekit::detail::has_fast_compact_path<FastNarrow>(), "FastNarrow takes the fast path");
+static_assert(!savekit::detail::has_fast_compact_path<SlowNarrow>(), "SlowNarrow does not");
+}  // namespace
+
+TEST(MsgpackRead, NarrowMembersReadOnTheFastPathAsTheGeneralReaderReadsThem) {
+  // Every encoding of an integer (and a few of other types) at each boundary, written by
+  // hand into each member's slot, whole and cut off inside it.
+  struct encoding {
+    unsigned marker;  // 0x100: the value is the byte itself (a fixint)
+    std::uint64_t bits;
+    int size;  // bytes after the marker
+  };
+  const std::vector<encoding> encodings{
+      {0x100, 0, 0},         {0x100, 127, 0},       {0x100, 0xff, 0},      {0x100, 0xe0, 0},      {0xcc, 0, 1},
+      {0xcc, 127, 1},        {0xcc, 128, 1},        {0xcc, 255, 1},        {0xcd, 0, 2},          {0xcd, 255, 2},
+      {0xcd, 256, 2},        {0xcd, 32767, 2},      {0xcd, 32768, 2},      {0xcd, 65535, 2},      {0xce, 65536, 4},
+      {0xce, 0x7fffffff, 4}, {0xce, 0x80000000, 4}, {0xce, 0xffffffff, 4}, {0xcf, 0, 8},          {0xcf, 1ull << 32, 8},
+      {0xcf, ~0ull, 8},      {0xd0, 0x80, 1},       {0xd0, 0xff, 1},       {0xd0, 5, 1},          {0xd1, 0x8000, 2},
+      {0xd1, 0xff7f, 2},     {0xd1, 1, 2},          {0xd2, 0x80000000, 4}, {0xd2, 0xffff7fff, 4}, {0xd3, 1ull << 63, 8},
+      {0xd3, ~0ull, 8},      {0xd3, 3, 8},          {0xc0, 0, 0},          {0xc3, 0, 0},          {0xca, 0x3f800000, 4},
+  };
+  std::vector<std::vector<std::byte>> inputs;
+  for (int member = 0; member < 6; ++member) {
+    for (const encoding& e : encodings) {
+      std::vector<std::byte> in{std::byte{0x97}};
+      std::size_t cut = 0;
+      for (int slot = 0; slot < 6; ++slot) {
+        if (slot != member) {
+          in.push_back(std::byte{0x01});
+          continue;
+        }
+        if (e.marker == 0x100) {
+          in.push_back(static_cast<std::byte>(e.bits));
+          continue;
+        }
+        in.push_back(static_cast<std::byte>(e.marker));
+        cut = in.size() + static_cast<std::size_t>(e.size) / 2;  // inside the number
+        for (int shift = 8 * (e.size - 1); shift >= 0; shift -= 8)
+          in.push_back(static_cast<std::byte>(e.bits >> shift));
+      }
+      in.push_back(std::byte{0xa1});  // name: "n"
+      in.push_back(std::byte{'n'});
+      inputs.push_back(in);
+      if (cut != 0 && e.size > 0) inputs.push_back(std::vector<std::byte>(in.begin(), in.begin() + cut));
+    }
+  }
+  int read_whole = 0, refused = 0;
+  for (const auto& input : inputs) {
+    FastNarrow fast{7, 7, 7, 7, 7, 7, "keep"};
+    SlowNarrow slow{Small{7}, 7, 7, 7, 7, 7, "keep"};
+    auto a = savekit::from_msgpack(input, fast);
+    auto b = savekit::from_msgpack(input, slow);
+    ASSERT_EQ(a.has_value(), b.has_value()) << (a ? b.error().to_string() : a.error().to_string());
+    if (a) {
+      ++read_whole;
+    } else {
+      ++refused;
+      EXPECT_EQ(a.error().code(), b.error().code()) << a.error().to_string();
+      EXPECT_EQ(a.error().offset(), b.error().offset()) << a.error().to_string();
+      EXPECT_EQ(a.error().path(), b.error().path()) << a.error().to_string();
+    }
+    EXPECT_EQ(fast.a, static_cast<std::int8_t>(slow.a));
+    EXPECT_EQ(fast.b, slow.b);
+    EXPECT_EQ(fast.c, slow.c);
+    EXPECT_EQ(fast.d, slow.d);
+    EXPECT_EQ(fast.e, slow.e);
+    EXPECT_EQ(fast.f, slow.f);
+    EXPECT_EQ(fast.name, slow.name);
+  }
+  EXPECT_GE(read_whole, 60) << "many of the encodings fit their member";
+  EXPECT_GE(refused, 60) << "many do not, or are cut off";
+}
+
 // A save the fast path reads whole at the top of a document, with bytes after it: refused
 // as the general reader refuses it (the fast path succeeds, the document does not end).
 TEST(MsgpackRead, BytesAfterAFastPathSaveAreRefusedAsTheGeneralReaderRefusesThem) {

@@ -597,26 +597,11 @@ bool read_json_map(json_reader& r, Map& map) {
   return true;
 }
 
-// `"name":` for field I of T, known at compile time: the writer's key without its comma.
-template <class T, std::size_t I>
-inline constexpr std::string_view quoted_key{key_prefix_v<T, I>.data() + (I == 0 ? 0 : 1),
-                                             key_prefix_v<T, I>.size() - (I == 0 ? 0 : 1)};
-
 // How JSON reads field I of T (field_readers makes the tables).
 template <class T>
 struct json_field_table {
   using R = reflection<T>;
 
-  // Reads field I if the input is at its key exactly (`"name":`): -1 if not, else ok.
-  template <std::size_t I>
-  static int read_if_expected(json_reader& r, T& value) {
-    constexpr std::string_view quoted = quoted_key<T, I>;
-    json_cursor& c = r.cursor;
-    if (static_cast<std::size_t>(c.end - c.p) <= quoted.size() || !equal_bytes<quoted.size()>(c.p, quoted.data()))
-      return -1;
-    c.p += quoted.size();
-    return c.next_token() && read_field<I>(r, value);
-  }
   template <std::size_t I>
   static int read_field(json_reader& r, T& value) {
     return read_member(r, R::template get<I>(value));
@@ -643,7 +628,7 @@ struct json_field_table {
 };
 
 template <class T>
-using json_fields = expected_field_readers<T, json_field_table<T>, json_reader>;
+using json_fields = field_readers<T, json_field_table<T>, json_reader>;
 
 // The members in declaration order, while they come so; how many in done. (A function,
 // not a lambda: clang kept the lambda out of line with done and the outcome in memory,
@@ -668,8 +653,7 @@ bool read_json_struct(json_reader& r, T& value) {
   // over at the first member that is not the next one (whitespace, another order, a
   // missing or unknown member), with everything still checked.
   std::size_t done = 0;
-  int outcome = read_json_in_order(r, value, done, std::make_index_sequence<n>{});
-  if (outcome == 0) {
+  if (read_json_in_order(r, value, done, std::make_index_sequence<n>{}) == 0) {
     c.err.prepend_path(path_key(R::names[done]));
     return false;
   }
@@ -685,37 +669,23 @@ bool read_json_struct(json_reader& r, T& value) {
   for (bool first = done == 0;; first = false) {
     if (!c.next_element('}', first, more)) return false;
     if (!more) break;
-    // Fast path: the key is the one expected next (fields usually arrive in declaration
-    // order) and matches its compile-time name byte for byte; then the value is read
-    // in the same dispatch.
-    int outcome = -1;
-    if (hint < n) {
-      if constexpr (n <= 4) {  // a few fields: a branch each, inlined, beats an indirect call
-        with_index<n>(hint, [&](auto i) {
-          outcome = json_field_table<T>::template read_if_expected<i.value>(r, value);
-          return true;
-        });
-      } else {
-        outcome = json_fields<T>::expected[hint](r, value);
+    // Off the writer's layout (whitespace, another order, a missing or unknown member): the
+    // key read and looked up (the one expected next compared first), its value read
+    // through the per-field table. The in-order path above is the one inlined.
+    const char* key_at = c.p;
+    std::string_view key;
+    if (!c.read_member_key(key) || !c.next_token()) return false;
+    const std::size_t index = find_field<T>(key, hint);
+    if (index == n) {
+      if (r.options.error_on_unknown_keys) {
+        c.fail(errc::unknown_key, key_at, "unknown key");
+        c.err.prepend_path(path_key(key));
+        return false;
       }
+      if (!c.skip_value()) return false;
+      continue;
     }
-    std::size_t index = hint;
-    if (outcome < 0) {
-      const char* key_at = c.p;
-      std::string_view key;
-      if (!c.read_member_key(key) || !c.next_token()) return false;
-      index = find_field<T>(key, hint);
-      if (index == n) {
-        if (r.options.error_on_unknown_keys) {
-          c.fail(errc::unknown_key, key_at, "unknown key");
-          c.err.prepend_path(path_key(key));
-          return false;
-        }
-        if (!c.skip_value()) return false;
-        continue;
-      }
-      outcome = json_fields<T>::read[index](r, value);
-    }
+    const int outcome = json_fields<T>::read[index](r, value);
     if (outcome == 0) {
       c.err.prepend_path(path_key(R::names[index]));
       return false;

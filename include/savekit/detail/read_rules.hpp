@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -142,24 +141,14 @@ class map_refill {
 
 // ---- fields of structs -------------------------------------------------------------------
 
-// The per-field readers of T, in tables indexed at run time in O(1). Fields (a codec's) has
-//   read_field<I>(state, value): reads field I's value (its key already read);
-// and, for expected_field_readers (JSON's; MessagePack reads fields in order unrolled instead),
-//   read_if_expected<I>(state, value): reads field I when the input is at its key exactly
-//     (the key expected next, compared with its encoding known at compile time): -1 if
-//     the input is elsewhere, else whether the value read.
+// The per-field readers of T, in a table indexed at run time in O(1): for a field read off
+// the writer's order (its key already read). Fields (a codec's) has
+//   read_field<I>(state, value): reads field I's value.
 template <class T, class Fields, class State>
 struct field_readers {
   using reader = int (*)(State&, T&);
   static constexpr auto read =
       table_of<reader, reflection<T>::size>([]<std::size_t I>() { return &Fields::template read_field<I>; });
-};
-
-template <class T, class Fields, class State>
-struct expected_field_readers : field_readers<T, Fields, State> {
-  using typename field_readers<T, Fields, State>::reader;
-  static constexpr auto expected =
-      table_of<reader, reflection<T>::size>([]<std::size_t I>() { return &Fields::template read_if_expected<I>; });
 };
 
 // ---- memory --------------------------------------------------------------------------------
