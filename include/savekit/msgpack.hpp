@@ -1481,7 +1481,7 @@ SAVEKIT_NOINLINE const unsigned char* read_other_fast_integer(const unsigned cha
 template <class M>
 SAVEKIT_ALWAYS_INLINE bool read_fast_field(const unsigned char*& p, const unsigned char* end, M& field,
                                            std::uint64_t& memory_left) {
-  if constexpr (std::is_integral_v<M>) {
+  if constexpr (std::is_integral_v<M> && is_flat_scalar<M>()) {  // not bool: 0x00 and 0x01 are no bools
     // What a save's counters mostly are, fixints and uint8/16 that fit, inline; the rest
     // (and what does not fit) through one out-of-line copy per type.
     if (SAVEKIT_LIKELY(p != end && *p < 0x80)) {
@@ -1490,8 +1490,10 @@ SAVEKIT_ALWAYS_INLINE bool read_fast_field(const unsigned char*& p, const unsign
     }
     if (end - p >= 3 && *p == mp::uint16 && fits_flat(field, load_big_endian(p + 1, 2), p, 3)) return true;
     if (end - p >= 2 && *p == mp::uint8 && fits_flat(field, p[1], p, 2)) return true;
-    p = read_other_fast_integer(p, end, field);
-    return p != nullptr;
+    const unsigned char* next = read_other_fast_integer(p, end, field);
+    if (next == nullptr) return false;  // p stays within the input: see read_fast_compact
+    p = next;
+    return true;
   } else if constexpr (is_flat_scalar<M>()) {
     return read_flat_scalar<true>(p, end, field);
   } else if constexpr (std::is_same_v<M, std::string>) {
@@ -1518,6 +1520,8 @@ SAVEKIT_ALWAYS_INLINE bool read_fast_fields(const unsigned char*& p, const unsig
   return (read_fast_field(p, end, reflection<T>::template get<I>(value), memory_left) && ...);
 }
 
+// On failure p is left somewhere in [its start, end], never past it nor null: the caller
+// starts over from where it began, the general way, and reports from there.
 template <class T>
 SAVEKIT_ALWAYS_INLINE bool read_fast_compact(const unsigned char*& p, const unsigned char* end, T& value,
                                              std::uint64_t& memory_left) {

@@ -80,12 +80,15 @@ class map_refill {
   using key_view = std::conditional_t<std::is_same_v<key_type, std::string>, std::string_view, key_type>;
 
   static constexpr bool reuses_nodes = requires { typename Map::node_type; };
-  static constexpr bool ordered_by_less = [] {
-    if constexpr (requires { typename Map::key_compare; })
-      return std::is_same_v<typename Map::key_compare, std::less<key_type>>;
-    else
-      return false;
-  }();
+  // An ordered map passes over old entries the input no longer has, comparing keys with <:
+  // its order when its comparator is std::less, as it mostly is. Under another comparator
+  // the loop may stop early or pass over entries the input still has; those are found by
+  // lookup instead, so only the shortcut is lost. (The comparator's type is not asked:
+  // naming std::less takes <functional>, a large header, into every codec user.)
+  static constexpr bool passes_over_dropped_keys = requires(const key_view& a, const key_view& b) {
+    typename Map::key_compare;
+    static_cast<bool>(a < b);
+  };
 
   explicit map_refill(Map& map) : map_(map), previous_(std::move(map)), next_(previous_.begin()) {
     map_.clear();
@@ -109,10 +112,10 @@ class map_refill {
 
  private:
   // The old entry for key if it is the next one in the old map's order (an ordered map
-  // ordered by < first passes over old keys the input no longer has); else nullptr.
+  // first passes over old keys the input no longer has); else nullptr.
   entry* reuse_next(const key_view& key) {
     if constexpr (reuses_nodes) {
-      if constexpr (ordered_by_less) {
+      if constexpr (passes_over_dropped_keys) {
         while (next_ != previous_.end() && key_view(next_->first) < key) ++next_;
       }
       if (next_ != previous_.end() && key_view(next_->first) == key)
