@@ -80,15 +80,11 @@ class map_refill {
   using key_view = std::conditional_t<std::is_same_v<key_type, std::string>, std::string_view, key_type>;
 
   static constexpr bool reuses_nodes = requires { typename Map::node_type; };
-  // An ordered map passes over old entries the input no longer has, comparing keys with <:
-  // its order when its comparator is std::less, as it mostly is. Under another comparator
-  // the loop may stop early or pass over entries the input still has; those are found by
-  // lookup instead, so only the shortcut is lost. (The comparator's type is not asked:
-  // naming std::less takes <functional>, a large header, into every codec user.)
-  static constexpr bool passes_over_dropped_keys = requires(const key_view& a, const key_view& b) {
-    typename Map::key_compare;
-    static_cast<bool>(a < b);
-  };
+  // An ordered map passes over old entries the input no longer has: those before the key
+  // read, in the map's own order, asked of its comparator (whatever it is: std::less, a
+  // std::greater, a case-insensitive one). Under a hash map a dropped key is simply left
+  // behind, and the keys after it are found by lookup.
+  static constexpr bool passes_over_dropped_keys = requires { typename Map::key_compare; };
 
   explicit map_refill(Map& map) : map_(map), previous_(std::move(map)), next_(previous_.begin()) {
     map_.clear();
@@ -115,13 +111,27 @@ class map_refill {
   // first passes over old keys the input no longer has); else nullptr.
   entry* reuse_next(const key_view& key) {
     if constexpr (reuses_nodes) {
-      if constexpr (passes_over_dropped_keys) {
-        while (next_ != previous_.end() && key_view(next_->first) < key) ++next_;
+      while (next_ != previous_.end()) {
+        if (key_view(next_->first) == key) return &*map_.insert(map_.end(), previous_.extract(next_++));
+        if constexpr (passes_over_dropped_keys) {
+          if (!before_in_map_order(next_->first, key)) return nullptr;
+          ++next_;
+        } else {
+          return nullptr;
+        }
       }
-      if (next_ != previous_.end() && key_view(next_->first) == key)
-        return &*map_.insert(map_.end(), previous_.extract(next_++));
     }
     return nullptr;
+  }
+
+  // (Only when the next old key is not the one read: a string key is made only then.)
+  bool before_in_map_order(const key_type& old_key, const key_view& key) {
+    if constexpr (std::is_same_v<key_view, key_type>) {
+      return previous_.key_comp()(old_key, key);
+    } else {
+      lookup_.assign(key);
+      return previous_.key_comp()(old_key, lookup_);
+    }
   }
 
   entry& entry_for_key(const key_type& key) {
