@@ -105,15 +105,23 @@ check "list garbage" 1 '^$' -- "$savekit" list garbage.prefs
 stderr_has "corrupt store error" 'garbage.prefs: corrupt_store'
 check "verify missing" 1 '^$' -- "$savekit" verify missing.prefs
 
-# a locked store: another process holds it
-flock -n -o s.prefs.lock sleep 30 &  # -o: only flock itself holds the lock
-holder=$!
+# a locked store: another process holds it. The holder is a subshell that takes the lock on
+# its fd 9 and becomes the sleep: killing it releases the lock at once. (With flock -o the
+# sleep outlived the kill and held this script's output open: ctest waited 30 s for it.)
+hold_lock() {
+  (flock -n 9 && exec sleep 30) 9>>s.prefs.lock &
+  holder=$!
+}
+release_lock() {
+  kill "$holder"
+  wait "$holder" 2>/dev/null || true
+}
+hold_lock
 sleep 0.3
 check "get on a locked store" 3 '^$' -- "$savekit" get s.prefs name
 stderr_has "locked error" 'locked'
 check "set on a locked store" 3 '^$' -- "$savekit" set s.prefs name x
-kill $holder
-wait $holder 2>/dev/null
+release_lock
 check "unlocked again" 0 '^ぬののふく$' -- "$savekit" get s.prefs name
 
 # ---- regression tests: arguments, input and output -------------------------------------------
@@ -144,13 +152,11 @@ check "a failed convert -o leaves the old file" 1 '^$' -- sh -c "printf '[1,' | 
 check "old file intact" 0 '^old$' -- cat kept.bin
 
 # ---- verify: in use, newer formats ----------------------------------------------------------
-flock -n -o s.prefs.lock sleep 30 &
-holder=$!
+hold_lock
 sleep 0.3
 check "verify while another process writes" 3 '^$' -- "$savekit" verify s.prefs
 stderr_has "verify says in use" 'in use'
-kill $holder
-wait $holder 2>/dev/null
+release_lock
 make_store newer.prefs --version 2
 check "verify a newer format version" 6 'newer format' -- "$savekit" verify newer.prefs
 make_store newer_record.prefs 0:1: 1:2:put/6b/3/76
