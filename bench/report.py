@@ -13,6 +13,7 @@
     report.py seal RESULTS.json       seal_bench's: compression ratios and speeds, sealing costs;
                                       the chart seal_ratios (.png, .svg) beside RESULTS.json.
     report.py seal-wasm RESULTS.jsonl seal_costs' lines, native and WebAssembly: the two side by side.
+    report.py wasm-gap RESULTS.jsonl  wasm_gap's lines, native and WebAssembly: each part of study A's compact round trip.
     report.py server RESULTS.jsonl    server_load's lines: savekit-server beside its database driver alone.
 """
 import csv
@@ -585,6 +586,27 @@ def server_report(path):
               f"({p99_large:.0f} ms with 256 KB saves: compare the direct p99 beside it).")
 
 
+def wasm_gap_report(path):
+    """wasm_gap's JSON lines from both builds: medians per case, WebAssembly beside native."""
+    times = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("{"):
+                r = json.loads(line)
+                times.setdefault((r["target"], r["op"], r["way"]), []).append(r["ns"])
+    median = {k: statistics.median(v) for k, v in times.items()}
+    print("| op | way | native ns | wasm ns | wasm ÷ native |")
+    print("|---|---|---:|---:|---:|")
+    for (target, op, way), native in median.items():
+        wasm = median.get(("wasm", op, way))
+        if target != "native" or wasm is None:
+            continue
+        print(f"| {op} | {way} | {native:.1f} | {wasm:.1f} | {wasm / native:.2f} |")
+    print()
+    print("The hand-written rows read and write the same bytes with the least code that still checks")
+    print("every byte: what the engine makes of the simplest code for the job.")
+
+
 def seal_wasm_report(path):
     """seal_costs' JSON lines from both builds: medians per case, WebAssembly beside native."""
     times = {}
@@ -635,6 +657,8 @@ if __name__ == "__main__":
         seal_report(args[0])
     elif command == "seal-wasm" and len(args) == 1:
         seal_wasm_report(args[0])
+    elif command == "wasm-gap" and len(args) == 1:
+        wasm_gap_report(args[0])
     elif command == "server" and len(args) == 1:
         server_report(args[0])
     else:

@@ -8,6 +8,7 @@
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
 #   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
+#   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
@@ -39,6 +40,32 @@ if [ "$name" = seal-wasm ]; then
   } >"$results/seal_wasm.md"
   echo "wrote $results/seal_wasm.md"
   python3 scripts/embed_results.py README.md seal-wasm-bench "$results/seal_wasm.md" && echo "updated README.md"
+  exit 0
+fi
+if [ "$name" = wasm-gap ]; then
+  # One source, two builds, run in turn (7 rounds each, interleaved); medians per case.
+  scripts/install-deps.sh
+  export NODE_PATH=/usr/share/nodejs
+  cmake --preset release >/dev/null && cmake --build --preset release --target wasm_gap
+  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target wasm_gap_node
+  results=bench/results
+  mkdir -p "$results"
+  : >"$results/wasm_gap.jsonl"
+  for round in 1 2 3 4 5 6 7; do
+    echo "round $round of 7"
+    build/release/bench/wasm_gap >>"$results/wasm_gap.jsonl"
+    node --no-experimental-fetch build/wasm/bench/web/wasm_gap_node.js >>"$results/wasm_gap.jsonl"
+  done
+  {
+    echo "# Study A's compact round trip taken apart, natively and as WebAssembly"
+    echo
+    echo "Produced by \`bench/run.sh wasm-gap\` on $(date -u +%Y-%m-%d): bench/wasm_gap.cpp built with"
+    echo "$(c++ --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 7 rounds, the two builds in turn."
+    echo
+    python3 bench/report.py wasm-gap "$results/wasm_gap.jsonl"
+  } >"$results/wasm_gap.md"
+  echo "wrote $results/wasm_gap.md"
   exit 0
 fi
 if [ "$name" = server ]; then

@@ -1,0 +1,156 @@
+// Where study A's WebAssembly time goes, natively and as WebAssembly from one source
+// (bench/run.sh wasm-gap builds it both ways and runs the two in turn): the compact
+// MessagePack of the seed's Status read and written by savekit's codec alone, by the store
+// around it (prefs::get_into, prefs::set, prefs::has_key), and by a hand-written reader
+// and writer of the same bytes — the least code that still checks every byte, a floor for
+// what the engine makes of such code. One JSON object per case per line:
+//   wasm_gap [--min-ms N]
+#include <savekit/backend.hpp>
+#include <savekit/msgpack.hpp>
+#include <savekit/prefs.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "seed_types.hpp"
+
+namespace {
+
+using seeds::Status;
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "wasm_gap: %s\n", what);
+  std::exit(1);
+}
+
+// The hand-written codec of Status's compact form for values that are positive fixints
+// and a name shorter than 32 bytes (the seed's), every byte and length checked on reading.
+bool floor_read(const unsigned char* p, const unsigned char* end, Status& s) {
+  auto fixint = [&](int& v) {
+    if (p == end || *p > 0x7f) return false;
+    v = *p++;
+    return true;
+  };
+  if (p == end || *p++ != 0x98) return false;
+  if (!fixint(s.lv) || !fixint(s.exp) || !fixint(s.hp) || !fixint(s.max_hp) || !fixint(s.atk) || !fixint(s.def) ||
+      !fixint(s.spd))
+    return false;
+  if (p == end || *p++ != 0x94 || p == end || (*p & 0xe0) != 0xa0) return false;
+  const std::size_t n = *p++ & 0x1fu;
+  if (static_cast<std::size_t>(end - p) < n) return false;
+  if (s.equip.name.size() == n)
+    std::memcpy(s.equip.name.data(), p, n);
+  else
+    s.equip.name.assign(reinterpret_cast<const char*>(p), n);
+  p += n;
+  return fixint(s.equip.atk) && fixint(s.equip.def) && fixint(s.equip.spd) && p == end;
+}
+
+void floor_write(const Status& s, std::vector<std::byte>& out) {
+  const std::size_t n = s.equip.name.size();
+  out.resize(1 + 7 + 1 + 1 + n + 3);
+  auto* p = reinterpret_cast<unsigned char*>(out.data());
+  *p++ = 0x98;
+  for (int v : {s.lv, s.exp, s.hp, s.max_hp, s.atk, s.def, s.spd}) *p++ = static_cast<unsigned char>(v);
+  *p++ = 0x94;
+  *p++ = static_cast<unsigned char>(0xa0 | n);
+  std::memcpy(p, s.equip.name.data(), n);
+  p += n;
+  for (int v : {s.equip.atk, s.equip.def, s.equip.spd}) *p++ = static_cast<unsigned char>(v);
+}
+
+struct fixture {
+  Status value = seeds::seed_status();
+  Status into;
+  std::vector<std::byte> bytes = savekit::to_msgpack(value, {.form = savekit::msgpack_form::compact});
+  std::vector<std::byte> out;
+  savekit::prefs store;
+};
+
+// Each case is called through a pointer, as study A calls its ways: out of the timing loop,
+// which a WebAssembly engine would otherwise run at its first tier (it cannot swap the code
+// of a running loop), and not inlined into it natively either.
+using case_fn = bool (*)(fixture&);
+
+bool savekit_read(fixture& f) { return savekit::from_msgpack(f.bytes, f.into).has_value(); }
+bool savekit_write(fixture& f) {
+  savekit::to_msgpack(f.value, f.out, {.form = savekit::msgpack_form::compact});
+  return !f.out.empty();
+}
+bool hand_read(fixture& f) {
+  const auto* p = reinterpret_cast<const unsigned char*>(f.bytes.data());
+  return floor_read(p, p + f.bytes.size(), f.into);
+}
+bool hand_write(fixture& f) {
+  floor_write(f.value, f.out);
+  return !f.out.empty();
+}
+bool store_get_into(fixture& f) { return f.store.get_into("status", f.into).has_value(); }
+bool store_set(fixture& f) {
+  return f.store.set("status", f.value, savekit::object_encoding::msgpack_compact).has_value();
+}
+bool store_has_key(fixture& f) { return f.store.has_key("status"); }
+
+struct timed_case {
+  const char* op;
+  const char* way;
+  case_fn run;
+};
+
+volatile bool sink;
+
+double ns_per_call(case_fn called, fixture& f, double min_ms) {
+  case_fn volatile run = called;  // loaded at each call: never inlined into the loop
+  using clock = std::chrono::steady_clock;
+  for (long iterations = 1000;; iterations *= 4) {
+    const auto start = clock::now();
+    for (long i = 0; i < iterations; ++i) sink = run(f);
+    const std::chrono::duration<double, std::nano> took = clock::now() - start;
+    if (took.count() >= min_ms * 1e6 || iterations > (1L << 30)) return took.count() / static_cast<double>(iterations);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double min_ms = 200;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--min-ms") == 0 && i + 1 < argc)
+      min_ms = std::atof(argv[++i]);
+    else
+      fail("usage: wasm_gap [--min-ms N]");
+  }
+#ifdef __EMSCRIPTEN__
+  const char* target = "wasm";
+#else
+  const char* target = "native";
+#endif
+  auto opened = savekit::prefs::open(savekit::make_memory_backend());
+  if (!opened) fail("cannot open a store in memory");
+  fixture f{.store = std::move(*opened)};
+  if (!f.store.set("status", f.value, savekit::object_encoding::msgpack_compact)) fail("set");
+
+  const timed_case cases[] = {
+      {"read", "savekit from_msgpack", savekit_read}, {"read", "hand-written", hand_read},
+      {"read", "prefs::get_into", store_get_into},    {"write", "savekit to_msgpack", savekit_write},
+      {"write", "hand-written", hand_write},          {"write", "prefs::set", store_set},
+      {"look up", "prefs::has_key", store_has_key},
+  };
+  // Every way must produce or read back the same value and bytes before it is timed.
+  for (const timed_case& c : cases) {
+    f.into = Status{};
+    f.out.clear();
+    if (!c.run(f)) fail(c.way);
+    if (std::strcmp(c.op, "read") == 0 && !(f.into == f.value)) fail(c.way);
+    if (std::strcmp(c.op, "write") == 0 && c.run != store_set && f.out != f.bytes) fail(c.way);
+  }
+  ns_per_call(cases[0].run, f, min_ms / 4);  // a warm-up: the engine's later tiers
+  for (const timed_case& c : cases)
+    std::printf("{\"target\":\"%s\",\"op\":\"%s\",\"way\":\"%s\",\"ns\":%.2f}\n", target, c.op, c.way,
+                ns_per_call(c.run, f, min_ms));
+  return 0;
+}
