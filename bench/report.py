@@ -586,15 +586,20 @@ def server_report(path):
               f"({p99_large:.0f} ms with 256 KB saves: compare the direct p99 beside it).")
 
 
-def wasm_gap_report(path):
-    """wasm_gap's JSON lines from both builds: medians per case, WebAssembly beside native."""
+def medians_by(path, fields):
+    """The median "ns" of a file's JSON lines, per distinct tuple of the given fields."""
     times = {}
     with open(path) as f:
         for line in f:
             if line.startswith("{"):
                 r = json.loads(line)
-                times.setdefault((r["target"], r["op"], r["way"]), []).append(r["ns"])
-    median = {k: statistics.median(v) for k, v in times.items()}
+                times.setdefault(tuple(r[k] for k in fields), []).append(r["ns"])
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def wasm_gap_report(path):
+    """wasm_gap's JSON lines from both builds: medians per case, WebAssembly beside native."""
+    median = medians_by(path, ("target", "op", "way"))
     print("| op | way | native ns | wasm ns | wasm ÷ native |")
     print("|---|---|---:|---:|---:|")
     for (target, op, way), native in median.items():
@@ -609,13 +614,7 @@ def wasm_gap_report(path):
 
 def seal_wasm_report(path):
     """seal_costs' JSON lines from both builds: medians per case, WebAssembly beside native."""
-    times = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("{"):
-                r = json.loads(line)
-                times.setdefault((r["target"], r["op"], r["way"], r["bytes"]), []).append(r["ns"])
-    median = {k: statistics.median(v) for k, v in times.items()}
+    median = medians_by(path, ("target", "op", "way", "bytes"))
     floors = {"seal: MAC": "libsodium keyed BLAKE2b alone", "seal: AEAD": "libsodium AEAD alone",
               "seal: zstd 3 + AEAD": "libsodium AEAD alone"}
     print("| bytes | way | native µs | wasm µs | wasm ÷ native | seal ÷ libsodium alone: native | wasm |")

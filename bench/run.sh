@@ -14,58 +14,45 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:-}
-if [ "$name" = seal-wasm ]; then
-  # One source, two builds, run in turn (5 rounds each, interleaved); medians per case.
-  scripts/install-deps.sh
-  scripts/build-wasm-deps.sh build/wasm-deps
+# One source built natively (release) and for node (emscripten), the two run in turn for
+# ROUNDS rounds; bench/report.py MODE turns their JSON lines into RESULT.md (medians per case).
+#   native_and_wasm MODE RESULT NATIVE_TARGET WASM_TARGET SOURCE ROUNDS TITLE
+native_and_wasm() {
+  local mode=$1 result=$2 native=$3 wasm=$4 source=$5 rounds=$6 title=$7
   export NODE_PATH=/usr/share/nodejs
-  cmake --preset release >/dev/null && cmake --build --preset release --target seal_costs
-  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target seal_costs_node
+  cmake --preset release >/dev/null && cmake --build --preset release --target "$native"
+  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target "$wasm"
   results=bench/results
   mkdir -p "$results"
-  : >"$results/seal_wasm.jsonl"
-  for round in 1 2 3 4 5; do
-    echo "round $round of 5"
-    build/release/bench/seal_costs >>"$results/seal_wasm.jsonl"
-    node --no-experimental-fetch build/wasm/bench/web/seal_costs_node.js >>"$results/seal_wasm.jsonl"
+  : >"$results/$result.jsonl"
+  for round in $(seq 1 "$rounds"); do
+    echo "round $round of $rounds"
+    "build/release/bench/$native" >>"$results/$result.jsonl"
+    node --no-experimental-fetch "build/wasm/bench/web/$wasm.js" >>"$results/$result.jsonl"
   done
   {
-    echo "# Sealing natively and as WebAssembly"
+    echo "# $title"
     echo
-    echo "Produced by \`bench/run.sh seal-wasm\` on $(date -u +%Y-%m-%d): bench/seal_costs.cpp built with"
+    echo "Produced by \`bench/run.sh $mode\` on $(date -u +%Y-%m-%d): $source built with"
     echo "$(c++ --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
-    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 5 rounds, the two builds in turn."
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of $rounds rounds, the two builds in turn."
     echo
-    python3 bench/report.py seal-wasm "$results/seal_wasm.jsonl"
-  } >"$results/seal_wasm.md"
-  echo "wrote $results/seal_wasm.md"
-  python3 scripts/embed_results.py README.md seal-wasm-bench "$results/seal_wasm.md" && echo "updated README.md"
+    python3 bench/report.py "$mode" "$results/$result.jsonl"
+  } >"$results/$result.md"
+  echo "wrote $results/$result.md"
+}
+if [ "$name" = seal-wasm ]; then
+  scripts/install-deps.sh
+  scripts/build-wasm-deps.sh build/wasm-deps  # zstd and libsodium as WebAssembly
+  native_and_wasm seal-wasm seal_wasm seal_costs seal_costs_node bench/seal_costs.cpp 5 \
+    "Sealing natively and as WebAssembly"
+  python3 scripts/embed_results.py README.md seal-wasm-bench bench/results/seal_wasm.md && echo "updated README.md"
   exit 0
 fi
 if [ "$name" = wasm-gap ]; then
-  # One source, two builds, run in turn (7 rounds each, interleaved); medians per case.
   scripts/install-deps.sh
-  export NODE_PATH=/usr/share/nodejs
-  cmake --preset release >/dev/null && cmake --build --preset release --target wasm_gap
-  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target wasm_gap_node
-  results=bench/results
-  mkdir -p "$results"
-  : >"$results/wasm_gap.jsonl"
-  for round in 1 2 3 4 5 6 7; do
-    echo "round $round of 7"
-    build/release/bench/wasm_gap >>"$results/wasm_gap.jsonl"
-    node --no-experimental-fetch build/wasm/bench/web/wasm_gap_node.js >>"$results/wasm_gap.jsonl"
-  done
-  {
-    echo "# Study A's compact round trip taken apart, natively and as WebAssembly"
-    echo
-    echo "Produced by \`bench/run.sh wasm-gap\` on $(date -u +%Y-%m-%d): bench/wasm_gap.cpp built with"
-    echo "$(c++ --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
-    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 7 rounds, the two builds in turn."
-    echo
-    python3 bench/report.py wasm-gap "$results/wasm_gap.jsonl"
-  } >"$results/wasm_gap.md"
-  echo "wrote $results/wasm_gap.md"
+  native_and_wasm wasm-gap wasm_gap wasm_gap wasm_gap_node bench/wasm_gap.cpp 7 \
+    "Study A's compact round trip taken apart, natively and as WebAssembly"
   exit 0
 fi
 if [ "$name" = server ]; then
