@@ -9,13 +9,13 @@
 
 #include <savekit/seal.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "save_corpus.hpp"
+#include "time_per_call.hpp"
 
 namespace {
 
@@ -48,21 +48,6 @@ savekit::seal_options options_of(way w) {
   return o;
 }
 
-// Runs `op` until min_ms have passed (at least 3 times); nanoseconds per call.
-template <class Op>
-double time_per_call(double min_ms, Op op) {
-  using clock = std::chrono::steady_clock;
-  op();  // warm
-  std::size_t calls = 1;
-  for (;;) {
-    const auto start = clock::now();
-    for (std::size_t i = 0; i < calls; ++i) op();
-    const double ns = std::chrono::duration<double, std::nano>(clock::now() - start).count();
-    if (ns >= min_ms * 1e6 && calls >= 3) return ns / static_cast<double>(calls);
-    calls *= ns < min_ms * 1e5 ? 10 : 2;
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,11 +78,11 @@ int main(int argc, char** argv) {
       if (!sealed) fail(sealed.error().to_string());
       auto opened = savekit::unseal(*sealed, &keys, where);
       if (!opened || *opened != plain) fail("unseal differs");
-      report("seal", w, time_per_call(min_ms, [&] {
+      report("seal", w, bench::time_per_call(min_ms, [&] {
                auto s = savekit::seal(plain, options_of(w), where, &keys);
                if (!s) fail(s.error().to_string());
              }));
-      report("unseal", w, time_per_call(min_ms, [&] {
+      report("unseal", w, bench::time_per_call(min_ms, [&] {
                auto o = savekit::unseal(*sealed, &keys, where);
                if (!o) fail(o.error().to_string());
              }));
@@ -107,9 +92,10 @@ int main(int argc, char** argv) {
     // which would make the floor slower than a seal (savekit draws through Web Crypto).
     auto* out_bytes = reinterpret_cast<unsigned char*>(out.data());
     const auto* in_bytes = reinterpret_cast<const unsigned char*>(plain.data());
-    report("seal", way::libsodium_blake2b,
-           time_per_call(min_ms, [&] { crypto_generichash(out_bytes, 32, in_bytes, plain.size(), raw_key, 32); }));
-    report("seal", way::libsodium_aead, time_per_call(min_ms, [&] {
+    report("seal", way::libsodium_blake2b, bench::time_per_call(min_ms, [&] {
+             crypto_generichash(out_bytes, 32, in_bytes, plain.size(), raw_key, 32);
+           }));
+    report("seal", way::libsodium_aead, bench::time_per_call(min_ms, [&] {
              unsigned long long n = 0;
              sodium_increment(nonce, sizeof nonce);
              crypto_aead_xchacha20poly1305_ietf_encrypt(out_bytes, &n, in_bytes, plain.size(), nullptr, 0, nullptr,

@@ -9,7 +9,6 @@
 #include <savekit/msgpack.hpp>
 #include <savekit/prefs.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "seed_types.hpp"
+#include "time_per_call.hpp"
 
 namespace {
 
@@ -106,13 +106,7 @@ volatile bool sink;
 
 double ns_per_call(case_fn called, fixture& f, double min_ms) {
   case_fn volatile run = called;  // loaded at each call: never inlined into the loop
-  using clock = std::chrono::steady_clock;
-  for (long iterations = 1000;; iterations *= 4) {
-    const auto start = clock::now();
-    for (long i = 0; i < iterations; ++i) sink = run(f);
-    const std::chrono::duration<double, std::nano> took = clock::now() - start;
-    if (took.count() >= min_ms * 1e6 || iterations > (1L << 30)) return took.count() / static_cast<double>(iterations);
-  }
+  return bench::time_per_call(min_ms, [&] { sink = run(f); });
 }
 
 }  // namespace
