@@ -20,8 +20,14 @@ name=${1:-}
 native_and_wasm() {
   local mode=$1 result=$2 native=$3 wasm=$4 source=$5 rounds=$6 title=$7
   export NODE_PATH=/usr/share/nodejs
-  cmake --preset release >/dev/null && cmake --build --preset release --target "$native"
-  cmake --preset emscripten >/dev/null && cmake --build --preset emscripten --target "$wasm"
+  # (One command per line: under set -e a failure on the left of && does not stop the script,
+  # and a stale binary would be measured.)
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target "$native"
+  cmake --preset emscripten >/dev/null
+  cmake --build --preset emscripten --target "$wasm"
+  local compiler
+  compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[^=]*=//p' build/release/CMakeCache.txt)  # the release preset's
   results=bench/results
   mkdir -p "$results"
   : >"$results/$result.jsonl"
@@ -34,7 +40,7 @@ native_and_wasm() {
     echo "# $title"
     echo
     echo "Produced by \`bench/run.sh $mode\` on $(date -u +%Y-%m-%d): $source built with"
-    echo "$(c++ --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
+    echo "$("$compiler" --version | sed -n 1p) -O3 and with $(emcc --version | sed -n 1p | cut -d'(' -f1)-O3, run under node $(node --version);"
     echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of $rounds rounds, the two builds in turn."
     echo
     python3 bench/report.py "$mode" "$results/$result.jsonl"
@@ -58,7 +64,8 @@ fi
 if [ "$name" = server ]; then
   # savekit-server under load (bench/server_load.cpp): SQLite, then a PostgreSQL it starts.
   scripts/install-deps.sh
-  cmake --preset release >/dev/null && cmake --build --preset release --target server_load savekit_server
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target server_load savekit_server
   results=bench/results
   mkdir -p "$results"
   build/release/bench/server_load "${@:2}" | tee "$results/server.jsonl"
@@ -82,7 +89,7 @@ case "$name" in
   store) program=store_bench title="Store benchmark" ;;
   slots) program=slots_bench title="Slots benchmark" ;;
   seal) program=seal_bench title="Sealed saves benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm|server [benchmark flags]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm|wasm-gap|server [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh

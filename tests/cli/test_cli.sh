@@ -9,7 +9,9 @@ forge_slots=${3:-}
 seal_slots=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+holder=
+# (A lock holder left running would hold this script's output open, and ctest would wait.)
+trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 passed=0
 failed=0
@@ -106,18 +108,29 @@ stderr_has "corrupt store error" 'garbage.prefs: corrupt_store'
 check "verify missing" 1 '^$' -- "$savekit" verify missing.prefs
 
 # a locked store: another process holds it. The holder is a subshell that takes the lock on
-# its fd 9 and becomes the sleep: killing it releases the lock at once. (With flock -o the
-# sleep outlived the kill and held this script's output open: ctest waited 30 s for it.)
+# its fd 9, says so, and becomes the sleep: killing it releases the lock at once. (With
+# flock -o the sleep outlived the kill and held this script's output open: ctest waited 30 s
+# for it.) Its output goes nowhere, so that even a holder outliving this script holds nothing.
 hold_lock() {
-  (flock -n 9 && exec sleep 30) 9>>s.prefs.lock &
+  rm -f "$work/held"
+  (flock -n 9 && : >"$work/held" && exec sleep 30) 9>>s.prefs.lock >/dev/null 2>&1 &
   holder=$!
+  local tries=0
+  until [ -e "$work/held" ]; do  # up to 5 s, and not at all once the holder has given up
+    if ! kill -0 "$holder" 2>/dev/null || [ $((tries += 1)) -gt 100 ]; then
+      echo "FAIL cannot hold the store's lock for the locked-store checks"
+      failed=$((failed + 1))
+      return
+    fi
+    sleep 0.05
+  done
 }
 release_lock() {
-  kill "$holder"
-  wait "$holder" 2>/dev/null || true
+  kill "$holder" 2>/dev/null
+  wait "$holder" 2>/dev/null
+  holder=
 }
 hold_lock
-sleep 0.3
 check "get on a locked store" 3 '^$' -- "$savekit" get s.prefs name
 stderr_has "locked error" 'locked'
 check "set on a locked store" 3 '^$' -- "$savekit" set s.prefs name x
@@ -153,7 +166,6 @@ check "old file intact" 0 '^old$' -- cat kept.bin
 
 # ---- verify: in use, newer formats ----------------------------------------------------------
 hold_lock
-sleep 0.3
 check "verify while another process writes" 3 '^$' -- "$savekit" verify s.prefs
 stderr_has "verify says in use" 'in use'
 release_lock
