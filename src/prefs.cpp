@@ -261,7 +261,7 @@ status prefs::set_sealed(std::string_view key, value_type type, std::string_view
   plain.reserve(bytes.size() + 1);
   plain.push_back(static_cast<char>(type));
   plain.append(bytes);
-  result<std::string> sealed = sealer.seal(plain, key, 0);
+  result<std::string> sealed = sealer.seal(plain, key, 0, {});
   if (!sealed) {
     error e = std::move(sealed).error();
     return error{e.code(), e.offset(), "sealing failed: " + e.message(), store_path(key)};
@@ -280,7 +280,7 @@ result<stored_value> prefs::open_sealed(std::string_view key, const payload_seal
     if (!found) return std::move(found).error();
     sealed = (*found)->bytes;
   }
-  result<std::string> opened = sealer.unseal(sealed, key, 0);
+  result<std::string> opened = sealer.unseal(sealed, key, 0, {});
   if (!opened) {
     error e = std::move(opened).error();
     return error{e.code(), e.offset(), e.message(), store_path(key)};

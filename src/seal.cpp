@@ -84,8 +84,8 @@ error tampered(std::string what) {
 
 // The context, as the digest, MAC or AEAD covers it (after the header and nonce).
 status check_context(const seal_context& context) {
-  if (context.name.size() > UINT32_MAX || context.player.size() > UINT32_MAX)
-    return error{errc::invalid_value, 0, "a seal context's name and player are at most 4 GiB"};
+  if (context.name.size() > UINT32_MAX || context.player.size() > UINT32_MAX || context.binding.size() > UINT32_MAX)
+    return error{errc::invalid_value, 0, "a seal context's name, player and binding are at most 4 GiB each"};
   return {};
 }
 std::string encode_context(const seal_context& context) {
@@ -95,6 +95,10 @@ std::string encode_context(const seal_context& context) {
   detail::put_u32(out, context.schema_version);
   detail::put_u32(out, static_cast<std::uint32_t>(context.player.size()));
   out.append(context.player);
+  // Always present, even empty: every field is length-prefixed, so no two contexts encode
+  // alike and no context is a prefix of another (the digest and MAC take the body after it).
+  detail::put_u32(out, static_cast<std::uint32_t>(context.binding.size()));
+  out.append(context.binding);
   return out;
 }
 
@@ -478,14 +482,15 @@ class slot_sealer final : public payload_sealer {
       : keys_(std::move(keys)), options_(options), player_(std::move(player)), open_(std::move(open)) {
     if (!open_.minimum_protection) open_.minimum_protection = options_.protection;  // no downgrade
   }
-  result<std::string> seal(std::string_view payload, std::string_view slot,
-                           std::uint32_t schema_version) const override {
-    return savekit::seal(payload, options_, {slot, schema_version, player_}, &keys_);
+  result<std::string> seal(std::string_view payload, std::string_view slot, std::uint32_t schema_version,
+                           std::string_view binding) const override {
+    return savekit::seal(payload, options_, {slot, schema_version, player_, binding}, &keys_);
   }
-  result<std::string> unseal(std::string_view sealed, std::string_view slot,
-                             std::uint32_t schema_version) const override {
-    return savekit::unseal(sealed, &keys_, {slot, schema_version, player_}, open_);
+  result<std::string> unseal(std::string_view sealed, std::string_view slot, std::uint32_t schema_version,
+                             std::string_view binding) const override {
+    return savekit::unseal(sealed, &keys_, {slot, schema_version, player_, binding}, open_);
   }
+  bool authenticates() const override { return options_.protection != seal_protection::none; }
 
  private:
   keyring keys_;

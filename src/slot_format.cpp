@@ -67,17 +67,32 @@ std::string encode_slot_head(slot_header& h, std::string_view name, std::string_
   return out;
 }
 
+std::size_t slot_header_bytes_to_check(std::string_view first, std::uint64_t file_bytes) {
+  if (first.size() < 16) return slot_header_size;
+  const std::uint32_t version = get_u32(first.data() + 8), header_size = get_u32(first.data() + 12);
+  if (version > slot_format_version && header_size > slot_header_size && header_size <= max_slot_header_size &&
+      header_size <= file_bytes)
+    return header_size;
+  return slot_header_size;
+}
+
 slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, slot_header& h) {
   if (bytes.size() < slot_header_size || file_bytes < slot_header_size)
     return damaged("the file is shorter than a slot header (" + std::to_string(file_bytes) + " bytes)");
   const char* p = bytes.data();
   if (std::memcmp(p, slot_magic, sizeof slot_magic) != 0) return damaged("not a slot file (bad magic)");
-  // Bytes 0-15 (magic, version, header size) keep their meaning in every version, so the
-  // version is judged before the checksum, whose place a newer header may move.
+  // Bytes 0-15 (magic, version, header size) keep their meaning in every version, and every
+  // version ends its header with a CRC-32C of the bytes before it. A newer version is
+  // believed only once that checksum holds: a flipped bit in the version is damage (the
+  // slot falls back to an older generation), not a save this savekit must leave alone.
   const std::uint32_t version = get_u32(p + 8), header_size = get_u32(p + 12);
   if (version > slot_format_version && header_size >= slot_header_size && header_size <= max_slot_header_size &&
-      header_size <= file_bytes)
+      header_size <= file_bytes) {
+    if (bytes.size() < header_size) return damaged("the header was not read whole");
+    if (crc32c(p, header_size - 4) != get_u32(p + header_size - 4))
+      return damaged("the header fails its checksum (it claims slot format " + std::to_string(version) + ")");
     return {slot_damage::newer, "written by a newer savekit (slot format " + std::to_string(version) + ")"};
+  }
   if (version != slot_format_version || header_size != slot_header_size)
     return damaged("slot format " + std::to_string(version) + " with a " + std::to_string(header_size) +
                    "-byte header is not one savekit wrote");
@@ -113,6 +128,17 @@ slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, s
 slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const char* section) {
   if (crc32c(bytes.data(), bytes.size()) != crc) return damaged(std::string{"the "} + section + " fails its checksum");
   return {};
+}
+
+std::string slot_seal_binding(object_encoding encoding, const std::vector<std::string>& compact_layout) {
+  std::string out;
+  out.push_back(static_cast<char>(encoding));
+  put_u32(out, static_cast<std::uint32_t>(compact_layout.size()));
+  for (const std::string& entry : compact_layout) {  // each within the metadata's 1 MiB
+    put_u32(out, static_cast<std::uint32_t>(entry.size()));
+    out.append(entry);
+  }
+  return out;
 }
 
 std::string encode_slot_meta(const slot_meta& meta, const std::vector<std::string>& compact_layout) {

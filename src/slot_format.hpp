@@ -63,7 +63,12 @@ struct slot_check {
   std::string problem;
 };
 
-// Parses the first slot_header_size bytes of a file of file_bytes bytes.
+// How many bytes of a file of file_bytes bytes parse_slot_header needs, judged from its first
+// slot_header_size: this version's header size, or a newer version's (whose checksum, the
+// header's last four bytes in every version, must be checked before the version is believed).
+std::size_t slot_header_bytes_to_check(std::string_view first, std::uint64_t file_bytes);
+// Parses the header of a file of file_bytes bytes from its first
+// slot_header_bytes_to_check(...) bytes.
 slot_check parse_slot_header(std::string_view bytes, std::uint64_t file_bytes, slot_header& header);
 // Checks a section (name and metadata together, the thumbnail, the payload) against its checksum.
 slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const char* section);
@@ -72,6 +77,10 @@ slot_check check_slot_section(std::string_view bytes, std::uint32_t crc, const c
 // layout (detail::compact_layout), as a MessagePack map.
 std::string encode_slot_meta(const slot_meta& meta, const std::vector<std::string>& compact_layout = {});
 result<slot_meta> decode_slot_meta(std::string_view bytes, std::vector<std::string>* compact_layout = nullptr);
+// What a sealed payload's seal covers beside it (seal_context::binding): everything outside
+// the seal that decides how the opened bytes are read — the encoding byte and the compact
+// layout (docs/format.md, "Sealed payloads").
+std::string slot_seal_binding(object_encoding encoding, const std::vector<std::string>& compact_layout);
 
 // ---- file names ----
 // A slot name as a file name: "s-" and its bytes with everything but a-z, 0-9 and '-'

@@ -93,6 +93,7 @@ generation_info damaged_info(std::uint64_t generation, std::string problem) {
   info.generation = generation;
   info.damaged = true;
   info.problem = std::move(problem);
+  info.problem_code = errc::damaged;
   return info;
 }
 
@@ -198,6 +199,10 @@ struct slots::state {
     result<inspected> out{std::in_place};
     result<std::string> head = fs->read_at(*handle, 0, detail::slot_header_size);
     if (!head) return std::move(head).error();
+    if (std::size_t whole = detail::slot_header_bytes_to_check(*head, info->size); whole > head->size()) {
+      head = fs->read_at(*handle, 0, whole);  // a newer version's longer header, to check its checksum
+      if (!head) return std::move(head).error();
+    }
     out->check = detail::parse_slot_header(*head, info->size, out->header);
     if (out->check.damage != slot_damage::none) return out;
     // The file name numbers generations (a file copied in under another number is that
@@ -439,10 +444,17 @@ struct slots::state {
       return error{errc::value_too_large, 0, quoted(name) + ": the thumbnail is larger than 64 MiB"};
     std::string_view payload = save.payload;
     std::string sealed;
-    if (save.sealed.value_or(options.sealer != nullptr)) {
+    const bool sealing = save.sealed.value_or(options.sealer != nullptr);
+    if (!sealing && options.sealer && options.sealer->authenticates() && !options.accept_unsealed)
+      return error{errc::invalid_value, 0,
+                   quoted(name) +
+                       " was not saved: unsealed, it could not be read back by these slots (which open "
+                       "sealed saves only, unless slots_options::accept_unsealed)"};
+    if (sealing) {
       if (!options.sealer)
         return error{errc::key_not_held, 0, quoted(name) + " was not saved: sealing it needs slots_options::sealer"};
-      result<std::string> made = options.sealer->seal(save.payload, name, save.schema_version);
+      result<std::string> made = options.sealer->seal(save.payload, name, save.schema_version,
+                                                      detail::slot_seal_binding(header.encoding, save.compact_layout));
       if (!made)
         return error{made.error().code(), 0,
                      quoted(name) + " was not saved: it could not be sealed: " + made.error().message()};
@@ -468,30 +480,49 @@ struct slots::state {
 
   // A sealed payload is bound to its slot's name: one copied or renamed is sealed again
   // for the new name (a payload that is not sealed is returned as it is).
-  result<std::string> sealed_for(const slot_header& header, std::string payload, std::string_view from,
+  result<std::string> sealed_for(const inspected& file, std::string payload, std::string_view from,
                                  std::string_view to) {
+    const slot_header& header = file.header;
     if ((header.flags & detail::slot_flag_sealed) == 0 || from == to) return payload;
-    result<std::string> opened = open_sealed(header, payload, from);
+    result<std::string> opened = open_sealed(file, payload, from);
     if (!opened) return std::move(opened).error();
-    result<std::string> sealed = options.sealer->seal(*opened, to, header.schema_version);
+    result<std::string> sealed = options.sealer->seal(*opened, to, header.schema_version,
+                                                      detail::slot_seal_binding(header.encoding, file.compact_layout));
     if (!sealed)
       return error{sealed.error().code(), 0, quoted(to) + ": sealing it failed: " + sealed.error().message()};
     return sealed;
   }
 
   // A sealed payload, opened: errc::key_not_held without a sealer; the seal's own error else.
-  result<std::string> open_sealed(const slot_header& header, std::string_view payload, std::string_view name) {
+  // The seal covers how the payload is read (its encoding and compact layout), so that a
+  // changed header or layout cannot send a value into another member.
+  result<std::string> open_sealed(const inspected& file, std::string_view payload, std::string_view name) {
+    const slot_header& header = file.header;
     if (!options.sealer)
       return error{errc::key_not_held, 0,
                    quoted(name) + " generation " + std::to_string(header.generation) +
                        " is sealed: open the slots with a sealer (slots_options::sealer, savekit::make_slot_sealer)"};
-    result<std::string> opened = options.sealer->unseal(payload, name, header.schema_version);
+    result<std::string> opened = options.sealer->unseal(
+        payload, name, header.schema_version, detail::slot_seal_binding(header.encoding, file.compact_layout));
     if (!opened) {
       error e = std::move(opened).error();
       return error{e.code(), e.offset(),
                    quoted(name) + " generation " + std::to_string(header.generation) + ": " + e.message()};
     }
     return opened;
+  }
+
+  // A generation's payload as the game reads it: a sealed one opened; a plain one refused
+  // where the sealer proves who wrote a save (anyone can write a plain generation with the
+  // public format), unless slots_options::accept_unsealed lets old plain saves migrate.
+  result<std::string> readable_payload(const inspected& file, std::string payload, std::string_view name) {
+    if ((file.header.flags & detail::slot_flag_sealed) != 0) return open_sealed(file, payload, name);
+    if (options.sealer && options.sealer->authenticates() && !options.accept_unsealed)
+      return error{errc::tampered, 0,
+                   quoted(name) + " generation " + std::to_string(file.header.generation) +
+                       " is not sealed, and these slots open sealed saves only (slots_options::accept_unsealed "
+                       "reads unsealed ones, to migrate saves made before sealing)"};
+    return payload;
   }
 
   error read_only_error() const {
@@ -834,13 +865,11 @@ result<slots::payload> slots::read_payload(std::string_view name, read_report* r
   out.encoding = found->file.header.encoding;
   out.schema_version = found->file.header.schema_version;
   out.generation = found->file.header.generation;
-  out.compact_layout = std::move(found->file.compact_layout);
   out.sealed = (found->file.header.flags & detail::slot_flag_sealed) != 0;
-  if (out.sealed) {
-    result<std::string> opened = state_->open_sealed(found->file.header, out.bytes, name);
-    if (!opened) return std::move(opened).error();
-    out.bytes = std::move(*opened);
-  }
+  result<std::string> readable = state_->readable_payload(found->file, std::move(out.bytes), name);
+  if (!readable) return std::move(readable).error();
+  out.bytes = std::move(*readable);
+  out.compact_layout = std::move(found->file.compact_layout);
   return out;
 }
 
@@ -872,6 +901,7 @@ result<std::vector<slot_info>> slots::list() {
         slot_info entry;
         entry.generation = g;
         entry.problem = r ? r->check.problem : r.error().to_string();
+        entry.problem_code = r ? errc::unsupported_version : r.error().code();
         entry.name = s.name_of_files(base, files);
         listed[entry.name] = true;
         menu.push_back(std::move(entry));
@@ -900,6 +930,7 @@ result<std::vector<slot_info>> slots::list() {
       entry.name = s.name_of_files(base, files);
       entry.generation = files.damaged.front();
       entry.damaged = true;
+      entry.problem_code = errc::damaged;
       entry.damaged_newer = files.damaged.size();
       entry.problem = "every kept generation is damaged" + std::string{damaged_now ? "" : " (set aside earlier)"};
       menu.push_back(std::move(entry));
@@ -944,7 +975,10 @@ result<std::vector<generation_info>> slots::history(std::string_view name) {
     if (r->check.damage != slot_damage::none) {
       if (r->check.damage == slot_damage::damaged) s.set_aside(base, g);
       out.push_back(damaged_info(g, std::move(r->check.problem)));
-      out.back().damaged = r->check.damage == slot_damage::damaged;
+      if (r->check.damage == slot_damage::newer) {
+        out.back().damaged = false;
+        out.back().problem_code = errc::unsupported_version;
+      }
       continue;
     }
     out.push_back(info_of(*r));
@@ -981,7 +1015,7 @@ status slots::copy(std::string_view from, std::string_view to) {
   const inspected& f = found->file;
   slot_header header = f.header;
   header.restored_from = 0;
-  result<std::string> payload = s.sealed_for(header, f.payload, from, to);
+  result<std::string> payload = s.sealed_for(f, f.payload, from, to);
   if (!payload) return std::move(payload).error();
   return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, *payload);
 }
@@ -1010,13 +1044,11 @@ result<slots::payload> slots::read_generation(std::string_view name, std::uint64
   out.encoding = r->header.encoding;
   out.schema_version = r->header.schema_version;
   out.generation = generation;
-  out.compact_layout = std::move(r->compact_layout);
   out.sealed = (r->header.flags & detail::slot_flag_sealed) != 0;
-  if (out.sealed) {
-    result<std::string> opened = s.open_sealed(r->header, out.bytes, name);
-    if (!opened) return std::move(opened).error();
-    out.bytes = std::move(*opened);
-  }
+  result<std::string> readable = s.readable_payload(*r, std::move(out.bytes), name);
+  if (!readable) return std::move(readable).error();
+  out.bytes = std::move(*readable);
+  out.compact_layout = std::move(r->compact_layout);
   return out;
 }
 
@@ -1068,7 +1100,7 @@ status slots::rename(std::string_view from, std::string_view to) {
       continue;
     }
     if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
-    result<std::string> payload = s.sealed_for(r->header, std::move(r->payload), from, to);
+    result<std::string> payload = s.sealed_for(*r, std::move(r->payload), from, to);
     if (!payload) return std::move(payload).error();
     if (status written = s.write_generation(
             to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail, *payload);

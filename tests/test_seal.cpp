@@ -177,7 +177,7 @@ TEST(Seal, AReaderWithKeysOpensNoSaveWithLessThanAMac) {
   EXPECT_TRUE(savekit::unseal(*forged, nullptr, here)) << "a reader without keys checks a digest only";
   auto sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {.protection = seal_protection::aead}, "p");
   auto forged_for_slot = savekit::seal("x", {.protection = seal_protection::none}, {"slot1", 1, "p"});
-  EXPECT_EQ(sealer->unseal(*forged_for_slot, "slot1", 1).error().code(), errc::tampered);
+  EXPECT_EQ(sealer->unseal(*forged_for_slot, "slot1", 1, {}).error().code(), errc::tampered);
 }
 
 // Also from the review: the body is one zstd frame holding its size, nothing else.
@@ -212,7 +212,7 @@ TEST(Seal, OnlyOneZstdFrameOfTheDeclaredSizeInflates) {
     auto put_u32 = [&](std::uint32_t v) {
       for (int i = 0; i < 4; ++i) context.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
     };
-    put_u32(5), context += "slot1", put_u32(3), put_u32(4), context += "p-42";
+    put_u32(5), context += "slot1", put_u32(3), put_u32(4), context += "p-42", put_u32(0);  // no binding
     unsigned char tag[32];
     crypto_generichash_state state;
     crypto_generichash_init(&state, nullptr, 0, 32);
@@ -300,7 +300,7 @@ TEST(Seal, ABodyThatInflatesToAnotherSizeIsTampered) {
     auto put_u32 = [&](std::uint32_t v) {
       for (int i = 0; i < 4; ++i) context.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
     };
-    put_u32(5), context += "slot1", put_u32(3), put_u32(4), context += "p-42";
+    put_u32(5), context += "slot1", put_u32(3), put_u32(4), context += "p-42", put_u32(0);  // no binding
     const std::size_t body_end = forged.size() - savekit::sealed_tag_bytes_digest;
     crypto_generichash_state state;
     crypto_generichash_init(&state, nullptr, 0, 32);
@@ -361,13 +361,15 @@ TEST(Seal, BadOptionsAreRefused) {
   EXPECT_EQ(savekit::unseal("plain bytes, not sealed at all", &keys, here).error().code(), errc::tampered);
 }
 
-// ---- sealed slots (slots_options::sealer) ----
+// Sealed slots: tests/test_sealed_slots.cpp.
+
+// ---- sealed prefs entries ----
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include "savekit/slots.hpp"
+#include "savekit/prefs.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -377,70 +379,7 @@ struct Hero {
   std::vector<int> inventory;
   bool operator==(const Hero&) const = default;
 };
-std::string file_bytes(const std::filesystem::path& folder, const std::string& prefix) {
-  std::string all;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) {
-      std::ifstream in(entry.path(), std::ios::binary);
-      all.append(std::istreambuf_iterator<char>(in), {});
-    }
-  return all;
-}
 }  // namespace
-
-TEST(SealedSlots, AreWrittenSealedReadOpenedAndResealedWhenCopiedOrRenamed) {
-  test_support::temp_dir dir;
-  const std::string folder = (dir.path() / "saves").string();
-  auto sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-1");
-  const Hero hero{"Ayla the unmistakable", 12, {1, 2, 3}};
-  {
-    auto s = savekit::slots::open(folder, {.sealer = sealer});
-    ASSERT_TRUE(s);
-    ASSERT_TRUE(s->write("slot1", hero, {.title = "Chapter 2"}));
-    ASSERT_TRUE(s->write("plain", hero, {}, {.sealed = false}));
-    EXPECT_EQ(*s->read<Hero>("slot1"), hero);
-    EXPECT_TRUE(s->info("slot1")->sealed);
-    EXPECT_FALSE(s->info("plain")->sealed);
-    ASSERT_TRUE(s->copy("slot1", "slot2"));
-    ASSERT_TRUE(s->rename("slot2", "slot3"));
-    EXPECT_EQ(*s->read<Hero>("slot3"), hero) << "sealed again for its new name";
-    ASSERT_TRUE(s->write("slot1", Hero{}, {}));
-    ASSERT_TRUE(s->restore("slot1", 1));
-    EXPECT_EQ(*s->read<Hero>("slot1"), hero);
-  }
-  EXPECT_EQ(file_bytes(folder, "s-slot1.").find("unmistakable"), std::string::npos) << "encrypted on disk";
-  EXPECT_NE(file_bytes(folder, "s-plain.").find("unmistakable"), std::string::npos);
-
-  // Without keys: the load menu still shows, saves do not open, nothing is set aside.
-  auto keyless = savekit::slots::open(folder, {.read_only = true});
-  ASSERT_TRUE(keyless);
-  auto menu = keyless->list();
-  ASSERT_TRUE(menu);
-  EXPECT_EQ(menu->size(), 3u);
-  EXPECT_EQ(keyless->read<Hero>("slot1").error().code(), errc::key_not_held);
-  EXPECT_EQ(*keyless->read<Hero>("plain"), hero);
-  // Another player's keys (same key, other player id): tampered, and still not set aside.
-  auto other = savekit::slots::open(
-      folder, {.sealer = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-2")});
-  ASSERT_TRUE(other);
-  EXPECT_EQ(other->read<Hero>("slot1").error().code(), errc::tampered);
-  auto history = other->history("slot1");
-  ASSERT_TRUE(history);
-  for (const auto& g : *history) EXPECT_FALSE(g.damaged);
-  EXPECT_EQ(other->copy("slot1", "stolen").error().code(), errc::tampered) << "nothing is resealed that did not open";
-}
-
-TEST(SealedSlots, ASealedWriteWithoutASealerIsRefused) {
-  test_support::temp_dir dir;
-  auto s = savekit::slots::open((dir.path() / "saves").string());
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->write("slot1", Hero{}, {}, {.sealed = true}).error().code(), errc::key_not_held);
-  EXPECT_EQ(s->read<Hero>("slot1").error().code(), errc::not_found);
-}
-
-// ---- sealed prefs entries ----
-
-#include "savekit/prefs.hpp"
 
 TEST(SealedPrefs, AnEntrySealedForItsKeyOpensThereAndNowhereElse) {
   test_support::temp_dir dir;

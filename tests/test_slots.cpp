@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include "crc32c.hpp"
+#include "little_endian.hpp"
 #include "seed_types.hpp"
 #include "slot_format.hpp"
 #include "support/fault_fs.hpp"
@@ -678,7 +680,10 @@ TEST_F(Slots, MetadataThatIsWrittenReadsBack) {
 TEST_F(Slots, ASaveFromANewerFormatWithALargerHeaderIsNotDamage) {
   { savekit::slots s = open(); }
   std::string newer = forged("slot1", 2, 96, game(7));
-  newer.insert(84, std::string(12, '\0'));  // a larger header, its checksum elsewhere
+  newer.insert(84, std::string(12, '\0'));  // a larger header, its checksum at its end
+  std::string checksum;
+  savekit::detail::put_u32(checksum, savekit::detail::crc32c(newer.data(), 92));
+  newer.replace(92, 4, checksum);
   plant(folder() / "s-slot1.1.slot", newer);
   savekit::slots s = open();
   auto r = s.read<SaveGame>("slot1");
@@ -689,6 +694,37 @@ TEST_F(Slots, ASaveFromANewerFormatWithALargerHeaderIsNotDamage) {
   ASSERT_TRUE(menu);
   ASSERT_EQ(menu->size(), 1u);
   EXPECT_NE((*menu)[0].problem.find("newer savekit"), std::string::npos) << (*menu)[0].problem;
+}
+
+// Issue 40, 5: a flipped bit in the format version read as "a newer savekit wrote this",
+// and the intact generation before it was never tried (31 of the field's 32 bits).
+TEST_F(Slots, AFlippedBitInTheFormatVersionIsDamageAndTheSlotFallsBack) {
+  {
+    savekit::slots s = open();
+    ASSERT_TRUE(s.write("slot1", game(1)));
+    ASSERT_TRUE(s.write("slot1", game(2)));
+  }
+  const std::string intact = [&] {
+    std::ifstream in(newest_file(folder()), std::ios::binary);
+    return std::string{std::istreambuf_iterator<char>(in), {}};
+  }();
+  for (int bit = 0; bit < 32; ++bit) {
+    std::string flipped = intact;
+    flipped[8 + bit / 8] = static_cast<char>(flipped[8 + bit / 8] ^ (1 << (bit % 8)));
+    plant(folder() / ("s-slot1." + std::to_string(3 + bit) + ".slot"), flipped);
+    savekit::slots s = open();
+    savekit::read_report report;
+    auto r = s.read<SaveGame>("slot1", &report);
+    ASSERT_TRUE(r) << "bit " << bit << ": " << r.error().to_string();
+    EXPECT_EQ(*r, game(2)) << "bit " << bit;
+    EXPECT_TRUE(report.fell_back()) << "bit " << bit;
+  }
+  // A newer header whose checksum fails is damage too.
+  std::string newer = forged("slot1", 2, 96, game(7));
+  newer.insert(84, std::string(12, '\0'));
+  plant(folder() / "s-slot1.40.slot", newer);
+  savekit::slots s = open();
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), game(2));
 }
 
 TEST_F(Slots, ADamagedThumbnailCostsThePictureNotTheSave) {

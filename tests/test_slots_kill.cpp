@@ -1,12 +1,14 @@
-// kill -9 at random instants while a child process writes slots in the background
-// (write_async): every slot then opens at a save the child wrote whole — never a mix,
-// never damage — no older than the last one the child's callbacks acknowledged.
+// kill -9 at random instants (0.5-20 ms after the child's first acknowledged save) while a
+// child process writes slots in the background (write_async): every slot then opens at a
+// save the child wrote whole — never a mix, never damage — no older than the last one the
+// child's callbacks acknowledged.
 #include <savekit/slots.hpp>
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -74,19 +76,19 @@ TEST(SlotsKill, KillNineDuringBackgroundWrites) {
   std::int64_t acknowledged_total = 0;
   for (int round = 0; round < kills; ++round) {
     auto child =
-        test_support::run_then_kill([&](int ack_fd) { write_forever(folder, ack_fd); },
+        test_support::run_then_kill([&](int ack_fd) { write_forever(folder, ack_fd); }, sizeof(ack),
                                     std::chrono::microseconds(std::uniform_int_distribution<int>(500, 20000)(rng)));
-    ASSERT_GE(child.acknowledgements, 0);
+    ASSERT_TRUE(child.acknowledged_before_kill) << "the child never wrote: exit " << child.exit_code;
     ASSERT_TRUE(child.killed) << "the child stopped by itself: exit " << child.exit_code;
 
     std::array<std::int64_t, slot_count> acknowledged{};
-    ack a{};
-    while (::read(child.acknowledgements, &a, sizeof a) == sizeof a) {
+    for (std::size_t at = 0; at + sizeof(ack) <= child.acknowledgements.size(); at += sizeof(ack)) {
+      ack a{};
+      std::memcpy(&a, child.acknowledgements.data() + at, sizeof a);
       ASSERT_TRUE(a.slot >= 0 && a.slot < slot_count);
       acknowledged[static_cast<std::size_t>(a.slot)] = a.counter;
       ++acknowledged_total;
     }
-    ::close(child.acknowledgements);
 
     auto s = savekit::slots::open(folder);  // the dead child's lock is gone with it
     ASSERT_TRUE(s) << s.error().to_string();
@@ -108,5 +110,5 @@ TEST(SlotsKill, KillNineDuringBackgroundWrites) {
       seen[K] = p->counter;
     }
   }
-  EXPECT_GT(acknowledged_total, kills);  // the children did write
+  EXPECT_GE(acknowledged_total, kills);  // the children did write: at least once a round
 }

@@ -101,4 +101,37 @@ savekit::status write_file(const std::string& given, std::string_view content) {
   return {};
 }
 
+// The content goes to a temporary file first (0600, synced), then link() gives it its name:
+// link never replaces an existing file, so a race with another writer cannot either.
+savekit::status create_private_file(const std::string& path, std::string_view content) {
+  struct stat existing {};
+  if (::lstat(path.c_str(), &existing) == 0)
+    return savekit::error{savekit::errc::already_exists, 0, path + " exists: it is never replaced"};
+  const std::string temporary = path + ".savekit-tmp";
+  ::unlink(temporary.c_str());
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return io_failure("cannot create " + temporary, errno);
+  int code = 0;
+  for (std::string_view left = content; code == 0 && !left.empty();) {
+    ssize_t n = ::write(fd, left.data(), left.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      code = n < 0 ? errno : EIO;
+    else
+      left.remove_prefix(static_cast<std::size_t>(n));
+  }
+  if (code == 0 && ::fsync(fd) != 0) code = errno;
+  if (::close(fd) != 0 && code == 0) code = errno;
+  if (code == 0 && ::link(temporary.c_str(), path.c_str()) != 0) code = errno;
+  ::unlink(temporary.c_str());
+  if (code == EEXIST) return savekit::error{savekit::errc::already_exists, 0, path + " exists: it is never replaced"};
+  if (code != 0) return io_failure("cannot write " + path, code);
+  std::string folder = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/') + 1);
+  if (int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
+  }
+  return {};
+}
+
 }  // namespace savekit_cli

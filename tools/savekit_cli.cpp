@@ -43,6 +43,7 @@
 #include "cli_common.hpp"
 #include "cli_files.hpp"
 #include "slots_commands.hpp"
+#include "standard_descriptors.hpp"
 #if SAVEKIT_CLI_SEAL
 #include "seal_commands.hpp"
 #endif
@@ -593,6 +594,7 @@ int cmd_convert(const std::string& from, const std::string& to, const std::strin
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!savekit_tools::make_standard_descriptors_valid()) return failure;  // before any file is opened
   CLI::App app{"savekit: look into, check, edit and convert save stores and save files"};
   // Only --help: with -h, an argument such as "-hp" or "-hero" was taken for the help flag.
   app.set_help_flag("--help", "Print this help message and exit");
@@ -689,7 +691,9 @@ int main(int argc, char** argv) {
   };
   auto* keygen = app.add_subcommand("keygen", "Write a new random 32-byte key to a key file (\"ID BASE64\")");
   keygen->add_option("--id", key_id, "the key's id (1 or more; stored in each sealed save)");
-  keygen->add_option("-o,--output", output_path, "key file (default: standard output)");
+  keygen->add_option("-o,--output", output_path, "a new key file (default: standard output); never replaces one");
+  bool add_key = false;
+  keygen->add_flag("--add", add_key, "put the new key first in the existing key file -o names (rotation)");
   auto* seal = app.add_subcommand("seal", "Compress (zstd) and protect (MAC or encryption) a save");
   seal->add_option("FILE", sealing.input, "the save (default: standard input)");
   seal->add_option("-o,--output", sealing.output, "sealed file (default: standard output)");
@@ -742,7 +746,7 @@ int main(int argc, char** argv) {
   if (*slots_restore) return cmd_slots_restore(folder, slot, generation);
   if (*conv) return cmd_convert(from, to, file, output_path, pretty);
 #if SAVEKIT_CLI_SEAL
-  if (*keygen) return cmd_keygen(key_id, output_path);
+  if (*keygen) return cmd_keygen(key_id, output_path, add_key);
   if (*seal) return cmd_seal(sealing);
   if (*unseal) return cmd_unseal(sealing);
   if (*train) return cmd_train_dict(samples, output_path, dictionary_bytes);

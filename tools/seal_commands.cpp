@@ -84,15 +84,40 @@ savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_
   return savekit::make_slot_sealer(std::move(*keys), {}, player, std::move(open));
 }
 
-int cmd_keygen(std::uint32_t id, const std::string& output_path) {
+int cmd_keygen(std::uint32_t id, const std::string& output_path, bool add) {
   if (id == 0) return report("keygen", savekit::error{savekit::errc::invalid_value, 0, "key ids start at 1"});
+  const bool to_file = !output_path.empty() && output_path != "-";
+  if (add && !to_file)
+    return report("keygen", savekit::error{savekit::errc::invalid_value, 0, "--add needs the key file (-o FILE)"});
   auto key = savekit::seal_key::generate(id);
   if (!key) return report("keygen", key.error());
   const auto bytes = key->bytes();
   std::string line = std::to_string(id) + " " +
                      savekit::base64_encode(std::span{reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}) +
                      "\n";
-  return write_output(output_path, line);
+  if (!to_file) return write_output(output_path, line);
+  if (!add) {
+    if (auto created = create_private_file(output_path, line); !created) {
+      savekit::error e = std::move(created).error();
+      if (e.code() == savekit::errc::already_exists)
+        e = savekit::error{e.code(), 0,
+                           "exists: a key file is never replaced (every save sealed with its keys would be lost); "
+                           "--add puts the new key first in it, to rotate"};
+      return report(output_path, e);
+    }
+    return ok;
+  }
+  // Rotation: the new key first (it seals), every old line kept after it (they still open).
+  auto keys = read_key_file(output_path);
+  if (!keys) return report(output_path, keys.error());
+  if (keys->find(id))
+    return report(output_path,
+                  savekit::error{savekit::errc::already_exists, 0,
+                                 "already holds key " + std::to_string(id) + ": give the new key another id"});
+  auto old_lines = read_input(output_path);
+  if (!old_lines) return report(output_path, old_lines.error());
+  if (auto written = write_file(output_path, line + *old_lines); !written) return report(output_path, written.error());
+  return ok;
 }
 
 int cmd_seal(const seal_arguments& args) {
@@ -128,8 +153,10 @@ int cmd_unseal(const seal_arguments& args) {
   if (!input) return report(where, input.error());
   auto info = savekit::inspect_sealed(*input);
   if (!info) return report(where, info.error());
+  // Given keys, the file must prove it was sealed with one (a MAC at least): a digest-only
+  // file, which anyone can make, is refused rather than "opened with my key".
   std::optional<savekit::keyring> keys;
-  if (info->protection != savekit::seal_protection::none) {
+  if (info->protection != savekit::seal_protection::none || !args.key_file.empty()) {
     if (args.key_file.empty())
       return report(where, savekit::error{savekit::errc::key_not_held, 8,
                                           "sealed with key " + std::to_string(info->key_id) +

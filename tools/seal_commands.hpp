@@ -30,7 +30,10 @@ struct seal_arguments {
 savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_file(const std::string& path,
                                                                                      const std::string& player);
 
-int cmd_keygen(std::uint32_t id, const std::string& output);
+// Writes a new key. To a file: a new one (an existing file is refused: every save sealed with
+// its keys would be lost), or with add, as the first line of an existing key file (the new
+// key seals; the old ones still open what they sealed).
+int cmd_keygen(std::uint32_t id, const std::string& output, bool add);
 int cmd_seal(const seal_arguments& args);
 int cmd_unseal(const seal_arguments& args);
 int cmd_train_dict(const std::vector<std::string>& samples, const std::string& output, std::size_t capacity);

@@ -54,7 +54,9 @@ struct shown_slot {
 
 struct verified_generation {
   std::uint64_t generation = 0;
-  std::string verdict;  // intact, damaged, newer format, unreadable, sealed (not checked), tampered
+  // intact, damaged, newer format, unreadable, sealed (not checked), tampered, not sealed
+  // (with keys: a plain generation, which anyone can write, where sealed ones are expected)
+  std::string verdict;
   std::optional<std::string> problem;
 };
 
@@ -92,7 +94,7 @@ std::string_view encoding_name(savekit::object_encoding e) {
     case savekit::object_encoding::msgpack:
       return "msgpack";
     case savekit::object_encoding::msgpack_compact:
-      return "msgpack-compact";
+      return "msgpack_compact";  // as `savekit list` names the value type
     case savekit::object_encoding::json:
       return "json";
   }
@@ -244,7 +246,7 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
     // A slot listed with a problem (newer format, nothing intact, unreadable) is judged by
     // the menu; its files may not even name it.
     if (slot.damaged || !slot.problem.empty()) {
-      const bool newer = slot.problem.find("newer savekit") != std::string::npos;
+      const bool newer = slot.problem_code == savekit::errc::unsupported_version;
       v.verdict = newer ? "newer format" : "nothing intact";
       v.generations.push_back({slot.generation, v.verdict, slot.problem});
       worse(newer ? newer_format : nothing_intact);
@@ -257,16 +259,17 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
       verified_generation checked{g.generation, "intact", std::nullopt};
       if (g.damaged) {
         checked = {g.generation, "damaged", g.problem};
-      } else if (!g.problem.empty()) {
+      } else if (g.problem_code == savekit::errc::unsupported_version) {
         checked = {g.generation, "newer format", g.problem};
       } else if (auto read = s->read_generation(slot.name, g.generation); !read) {
         auto c = read.error().code();
         checked = {g.generation,
-                   c == savekit::errc::damaged               ? "damaged"
-                   : c == savekit::errc::unsupported_version ? "newer format"
-                   : c == savekit::errc::tampered            ? "tampered"
-                   : c == savekit::errc::key_not_held        ? "sealed"
-                                                             : "unreadable",
+                   c == savekit::errc::damaged                 ? "damaged"
+                   : c == savekit::errc::unsupported_version   ? "newer format"
+                   : c == savekit::errc::tampered && !g.sealed ? "not sealed"  // anyone could have written it
+                   : c == savekit::errc::tampered              ? "tampered"
+                   : c == savekit::errc::key_not_held          ? "sealed"
+                                                               : "unreadable",
                    c == savekit::errc::key_not_held && !with_keys
                        ? "its checksums are intact; the seal itself is checked only with the keys (--key-file)"
                        : read.error().message()};
@@ -285,7 +288,7 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
       any_intact |= checked.verdict == "intact" || checked.verdict == "sealed";
       any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";
       any_newer |= checked.verdict == "newer format";
-      any_tampered |= checked.verdict == "tampered";
+      any_tampered |= checked.verdict == "tampered" || checked.verdict == "not sealed";
       v.generations.push_back(std::move(checked));
     }
     if (slot.damaged && v.generations.empty()) any_damaged = true;

@@ -118,6 +118,10 @@ struct seal_context {
   std::string_view name = {};        // the slot's or the key's name
   std::uint32_t schema_version = 0;  // of the type saved
   std::string_view player = {};      // a player id, or empty
+  // Further bytes the seal covers without storing them: whatever decides how the opened
+  // bytes are read, kept outside the seal by its container (save slots put the payload's
+  // encoding and compact layout here, which their header and metadata carry).
+  std::string_view binding = {};
 };
 
 struct unseal_options {

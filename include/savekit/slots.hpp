@@ -79,7 +79,10 @@ struct generation_info {
   slot_meta meta;
   // Set aside as *.damaged (history only; such a generation is never read or restored).
   bool damaged = false;
-  std::string problem;  // what was wrong with a damaged generation
+  std::string problem;  // what was wrong with a damaged generation, or why it cannot be read
+  // Why it cannot be read, for a program to decide on (never by searching problem's words):
+  // damaged, unsupported_version (a newer savekit's), an I/O error's code; ok when readable.
+  errc problem_code = errc::ok;
 };
 
 // A slot in the load menu: its newest intact generation.
@@ -124,11 +127,17 @@ struct slots_options {
   // Copies and renames are sealed again for their new name. Metadata and thumbnails stay
   // readable (the load menu needs no key).
   std::shared_ptr<const payload_sealer> sealer = nullptr;
+  // With a sealer that proves who wrote a save (a MAC or encryption), a generation that is
+  // not sealed is errc::tampered: anyone can write one with the public format. true reads
+  // them, to migrate saves made before the game sealed (each is sealed at its next write).
+  bool accept_unsealed = false;
 };
 
 struct write_options {
   std::optional<object_encoding> encoding = {};  // the folder's (slots_options::encoding) if unset
-  std::optional<bool> sealed = {};               // seal this write or not (default: whether there is a sealer)
+  // Seal this write or not (default: whether there is a sealer). false beside a sealer that
+  // authenticates needs slots_options::accept_unsealed: the save could not be read back.
+  std::optional<bool> sealed = {};
 };
 
 class slots {

@@ -56,6 +56,13 @@ check "delete" 0 '^$' -- "$savekit" delete s.prefs speed
 check "deleted key is gone" 1 '^$' -- "$savekit" get s.prefs speed
 stderr_has "missing key names the store" 's.prefs: not_found'
 
+# issue 40, 10: with standard output and error closed (a launcher, cron), the store and its
+# lock were opened as descriptors 1 and 2, and what the program printed went into them
+check "with stdout and stderr closed, set" 0 '^$' -- sh -c "'$savekit' set closed.prefs k v >&- 2>&-; '$savekit' set closed.prefs k2 v2 >&- 2>&-"
+check "nothing printed went into the store" 0 'closed.prefs: intact' -- "$savekit" verify closed.prefs
+check "every value is there" 0 '^v2$' -- "$savekit" get closed.prefs k2
+check "a table printed to a closed stdout goes nowhere" 0 '^$' -- sh -c "'$savekit' list closed.prefs >&- 2>&-; '$savekit' list s.prefs <&- >&- 2>&-; '$savekit' verify closed.prefs >/dev/null"
+
 # export / import: lossless, including bytes, a non-UTF-8 string and a NaN
 check "set non-UTF-8 string via import" 0 '^$' -- sh -c "printf '%s' '{\"savekit_export\":1,\"entries\":[{\"key\":\"odd\",\"type\":\"string\",\"base64\":\"/wA=\"},{\"key\":\"nan\",\"type\":\"float\",\"base64\":\"y3/4AAAAAAAA\"}]}' | '$savekit' import s.prefs"
 "$savekit" export s.prefs >dump.json
@@ -194,6 +201,12 @@ cp s.prefs damaged.prefs
 printf '\xff' | dd of=damaged.prefs bs=1 seek=40 conv=notrunc 2>/dev/null
 check "set on a damaged store" 0 '^$' -- "$savekit" set damaged.prefs fresh 1 --type int
 stderr_has "set warns that it repaired" 'warning: the store was damaged and has been repaired.*damaged.prefs.damaged'
+# ... and with standard output and error closed, that warning went into the store file
+cp s.prefs damaged-closed.prefs
+printf '\xff' | dd of=damaged-closed.prefs bs=1 seek=40 conv=notrunc 2>/dev/null
+check "set on a damaged store, stdout and stderr closed" 0 '^$' -- sh -c "'$savekit' set damaged-closed.prefs fresh 1 --type int >&- 2>&-"
+check "the warning went nowhere near the store" 0 'damaged-closed.prefs: intact' -- "$savekit" verify damaged-closed.prefs
+check "and the value was saved" 0 '^1$' -- "$savekit" get damaged-closed.prefs fresh
 
 # ---- import refuses what it cannot store exactly ----------------------------------------------
 cp s.prefs before.prefs
@@ -289,6 +302,8 @@ if [ -n "$example_slots" ]; then
     check "and leaves no raw escape" 1 '^$' -- sh -c "script -qec \"'$savekit' slots list forged --json\" /dev/null | grep -q \"\$(printf '\\033')\""
     check "slots show of a hand-edited JSON payload" 1 'payload_problem":"syntax_error' -- "$savekit" slots show forged edited
     check "verify: a payload that is not well-formed" 6 'edited: nothing intact' -- "$savekit" verify forged
+    # issue 40, 11: judged by searching the message for "newer savekit": exit 5, not 6
+    check "verify: metadata that does not decode is a newer format's" 6 'odd-meta: newer format' -- "$savekit" verify forged
   fi
 else
   echo "skipped: the slots commands (no example_slots given)"
@@ -299,6 +314,16 @@ if "$savekit" --help | grep -q '^  seal'; then
   printf '{"name":"hero","level":12,"gold":3141,"inventory":[1,2,3,1,2,3,1,2,3]}' >save.json
   check "keygen" 0 '^$' -- "$savekit" keygen --id 1 -o old.key
   check "a key file is ID BASE64" 0 '^1 [A-Za-z0-9+/]{43}=$' -- cat old.key
+  check "readable by its owner only" 0 '^600$' -- stat -c %a old.key
+  cp old.key old.key.before
+  # issue 40, 4: keygen -o replaced a key file, and every save sealed with it was lost
+  check "keygen never replaces a key file" 1 '^$' -- "$savekit" keygen --id 1 -o old.key
+  stderr_has "and says so" 'old.key: already_exists'
+  check "the key file is as it was" 0 '^$' -- cmp old.key old.key.before
+  cp old.key rotated.key
+  check "keygen --add rotates: the new key first" 0 '^2 [A-Za-z0-9+/]{43}=$' -- sh -c "'$savekit' keygen --id 2 --add -o rotated.key && head -n 1 rotated.key"
+  check "the old key kept after it" 0 '^$' -- sh -c "tail -n 1 rotated.key | cmp - old.key"
+  check "keygen --add refuses an id the file holds" 1 '^$' -- "$savekit" keygen --id 1 --add -o rotated.key
   check "seal" 0 '^$' -- "$savekit" seal save.json -o save.sealed --key-file old.key --name slot1 --schema 3
   check "sealed bytes start with the magic" 0 '^SKSL' -- head -c 4 save.sealed
   check "unseal gives the save back" 0 '^$' -- sh -c "'$savekit' unseal save.sealed --key-file old.key --name slot1 --schema 3 | cmp - save.json"
@@ -311,6 +336,10 @@ if "$savekit" --help | grep -q '^  seal'; then
   stderr_has "a cut save is tampered" 'tampered'
   check "no key given" 1 '^$' -- sh -c "'$savekit' seal save.json --key-file old.key | '$savekit' unseal"
   stderr_has "names the missing key" 'key_not_held.*sealed with key 1'
+  # issue 40, 3: a digest-only file (anyone can make one) "opened with my key", exit 0
+  check "a digest-only file is refused given keys" 1 '^$' -- sh -c "'$savekit' seal save.json --protection none | '$savekit' unseal --key-file old.key"
+  stderr_has "as tampered" 'tampered.*none protection'
+  check "and opens without keys (a damage check only)" 0 '^$' -- sh -c "'$savekit' seal save.json --protection none | '$savekit' unseal | cmp - save.json"
   check "a MAC leaves the save readable" 0 '"name":"hero"' -- sh -c "'$savekit' seal save.json --key-file old.key --protection mac --compression none | tr -d '\\000'"
   check "encryption does not" 1 '^$' -- sh -c "'$savekit' seal save.json --key-file old.key --compression none | grep -aq hero"
   # rotation: a new key first, the old one after it
@@ -364,7 +393,9 @@ if "$savekit" --help | grep -q '^  seal'; then
     check "slots list shows a sealed slot's menu entry" 0 'Chapter 2' -- "$savekit" slots list sealed-folder
     check "slots show cannot open it without keys" 1 'is sealed' -- "$savekit" slots show sealed-folder sealed
     printf '1 %s\n' "$(printf 'B%.0s' $(seq 32) | base64 -w0)" >slots.key  # seal_slots' key: 32 bytes of 0x42
-    check "verify --key-file opens every sealed generation" 0 '2 sealed generations, 2 of them opened with the keys' -- "$savekit" verify sealed-folder --key-file slots.key
+    check "verify --key-file opens every sealed generation" 7 '2 sealed generations, 2 of them opened with the keys' -- "$savekit" verify sealed-folder --key-file slots.key
+    check "verify --key-file reports an unsealed generation" 7 'plain: tampered' -- "$savekit" verify sealed-folder --key-file slots.key
+    check "and says why" 7 'generation 1: not sealed' -- "$savekit" verify sealed-folder --key-file slots.key
     check "verify: another key finds the seals broken" 7 'sealed: tampered' -- "$savekit" verify sealed-folder --key-file old.key
     check "verify: and names the generation" 7 'generation 2: tampered' -- "$savekit" verify sealed-folder --key-file old.key
     check "verify: sealed for another player" 7 'slots folder, 2 slots: tampered' -- "$savekit" verify sealed-folder --key-file slots.key --player p2
