@@ -3,6 +3,8 @@
 #include "savekit/detail/bytes.hpp"
 #include "savekit/file_backend.hpp"
 
+#include "background_worker.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -371,75 +373,24 @@ void prefs::save_async(std::function<void(status)> done) { commit(state_, std::m
 
 // ---- background commits (docs/design.md, "Background commits") ----
 
-// save_async's queue: one job per call, run in order by one thread per store. A job takes
-// what is pending when it starts, not when it was queued, so that no job ever writes an
-// older value over a newer one that save() (or an earlier job) committed.
+// save_async's queue: one job per call, run in order on the store's background worker
+// (background_worker.hpp: its invariants and its one rule for exceptions). A job takes what
+// is pending when it starts, not when it was queued, so that no job ever writes an older
+// value over a newer one that save() (or an earlier job) committed.
 struct prefs::background_commits {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::function<void(status)>> jobs;  // each a save_async's done
-  bool stopping = false;
-  std::thread thread;
-  std::atomic<std::thread::id> thread_id;
-  bool on_worker() const { return std::this_thread::get_id() == thread_id.load(); }
+  detail::background_worker worker;
 };
 
-namespace {
-// A callback that throws on the worker would end the process (and the saves queued behind
-// it): the exception is dropped there instead. Callbacks should not throw (prefs.hpp).
-void call_safely(const std::function<void(status)>& done, status outcome) {
-#if defined(__cpp_exceptions)
-  try {
-    done(std::move(outcome));
-  } catch (...) {
-  }
-#else
-  done(std::move(outcome));
-#endif
-}
-}  // namespace
-
-void prefs::run_background(std::shared_ptr<shared_state> keep) {
-  background_commits& b = *keep->background;
-  for (;;) {
-    std::function<void(status)> done;
-    {
-      std::unique_lock lock(b.mutex);
-      b.changed.wait(lock, [&] { return b.stopping || !b.jobs.empty(); });
-      if (b.jobs.empty()) break;  // closed, and every queued save has run
-      done = std::move(b.jobs.front());
-      b.jobs.pop_front();
-    }
-#if defined(__cpp_exceptions)
-    status outcome;
-    try {
-      outcome = commit_in_background(*keep);
-    } catch (const std::exception& e) {  // bad_alloc copying the changes, say: they stay pending
-      outcome = error{errc::io_error, 0, std::string{"the commit failed: "} + e.what()};
-    }
-#else
-    status outcome = commit_in_background(*keep);
-#endif
-    if (done) call_safely(done, std::move(outcome));  // no lock held: it may save, or close the store
-    done = nullptr;  // and its captures go before any lock is taken again (they may hold the store)
-  }
-  // keep, possibly the last owner of the store, goes here, on this thread: the thread was
-  // detached by whoever closed the store (stop_background).
+// One save_async, on the worker. keep holds the store while its job is queued; it may be
+// the last owner, and then goes on the worker (which the store's closing detaches).
+void prefs::run_background(std::shared_ptr<shared_state> keep, std::function<void(status)> done) {
+  status outcome = detail::guarded("the commit", [&] { return commit_in_background(*keep); });
+  if (done) detail::call_safely(done, std::move(outcome));  // no lock held: it may save, or close the store
 }
 
 void prefs::stop_background() {
   if (!state_ || !state_->background) return;
-  background_commits& b = *state_->background;
-  {
-    std::lock_guard lock(b.mutex);
-    b.stopping = true;
-  }
-  b.changed.notify_all();
-  if (!b.thread.joinable()) return;
-  if (b.on_worker())
-    b.thread.detach();  // closed from a callback: the worker runs what is queued, then ends
-  else
-    b.thread.join();  // waits for every queued save
+  state_->background->worker.stop();  // every queued save runs first (from a callback: after it)
 }
 
 // The backend's commit without the store's mutex: the changes are copied out under it,
@@ -539,20 +490,19 @@ void prefs::commit(std::shared_ptr<shared_state> state, std::function<void(statu
   if (state->store_backend->commits_in_background() && state->store_backend->completes_synchronously()) {
     std::unique_lock lock(state->mutex);
     if (!state->background) state->background = std::make_shared<background_commits>();
+    std::shared_ptr<background_commits> background = state->background;
     lock.unlock();
-    background_commits& b = *state->background;
-    std::unique_lock queue_lock(b.mutex);
-    if (b.stopping && !b.thread.joinable()) {  // closing (a backend's own request, attach): here
-      queue_lock.unlock();
-      return done(commit_here(*state));
-    }
-    b.jobs.push_back(std::move(done));
-    if (!b.thread.joinable() && !b.stopping) {
-      b.thread = std::thread(run_background, state);
-      b.thread_id = b.thread.get_id();
-    }
-    b.changed.notify_all();
-    return;
+    // Shared, so that a post refused (closing: a backend's own request, attach) still has
+    // the callback to run the commit here.
+    struct queued_save {
+      std::shared_ptr<shared_state> state;
+      std::function<void(status)> done;
+    };
+    auto job = std::make_shared<queued_save>(queued_save{state, std::move(done)});
+    if (background->worker.post([job] { run_background(std::move(job->state), std::move(job->done)); })) return;
+    std::function<void(status)> here = std::move(job->done);
+    job.reset();
+    return here(commit_here(*state));
   }
 #endif
   if (state->store_backend->completes_synchronously()) return done(commit_here(*state));

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "background_worker.hpp"
 #include "savekit/detail/utf8.hpp"
 #include "slot_format.hpp"
 
@@ -121,10 +122,8 @@ struct slots::state {
   std::deque<queued_write> queue;
   bool writing = false;
   std::size_t awaiting_durability = 0;  // written, waiting for when_durable (the browser)
-  bool stopping = false;
-  std::thread worker;
-  std::atomic<std::thread::id> worker_id;
-  std::optional<error> first_failure;                                     // since the last flush()
+  detail::background_worker worker;     // one write_next() per queued write
+  std::optional<error> first_failure;   // since the last flush()
   std::vector<std::pair<std::function<void(status)>, status>> completed;  // for poll()
 
   std::mutex autosave_mutex;
@@ -531,7 +530,7 @@ struct slots::state {
 
   // ---- the worker ----
 
-  bool on_worker() const { return std::this_thread::get_id() == worker_id.load(); }
+  bool on_worker() const { return worker.on_worker(); }
 
   // Waits until the writes queued so far are done (not from the worker itself, which
   // would wait for itself: a callback that reads or lists sees what is on disk).
@@ -549,40 +548,35 @@ struct slots::state {
       return;
     }
     for (auto& d : done)
-      if (d) d(outcome);
+      if (d) detail::call_safely(d, outcome);  // background_worker.hpp, invariant 5
   }
 
-  void run_worker() {
-    std::unique_lock lock(queue_mutex);
-    for (;;) {
-      queue_changed.wait(lock, [&] { return stopping || !queue.empty(); });
-      if (queue.empty()) return;  // stopping, and nothing left
-      queued_write next = std::move(queue.front());
-      queue.pop_front();
-      writing = true;
-      lock.unlock();
-      result<encoded_save> save = next.save();
-      status outcome = save ? write_save(next.name, *save) : status{std::move(save).error()};
-      deliver(std::move(next.done), outcome);
-      lock.lock();
-      if (!outcome && !first_failure) first_failure = outcome.error();
-      writing = false;
-      queue_changed.notify_all();
-    }
-  }
-
-  void stop_worker() {
+  // On the worker: the queue's first write (a newer snapshot of its slot may have replaced
+  // the one queued). An exception while encoding or writing (bad_alloc on a large save) is
+  // that write's failure, reported to its callbacks: never the end of the game.
+  void write_next() {
+    queued_write next;
     {
       std::lock_guard lock(queue_mutex);
-      stopping = true;
+      if (queue.empty()) return;
+      next = std::move(queue.front());
+      queue.pop_front();
+      writing = true;
     }
+    status outcome = detail::guarded("the background write", [&]() -> status {
+      result<encoded_save> save = next.save();
+      return save ? write_save(next.name, *save) : status{std::move(save).error()};
+    });
+    deliver(std::move(next.done), outcome);
+    std::lock_guard lock(queue_mutex);
+    if (!outcome && !first_failure) first_failure = outcome.error();
+    writing = false;
     queue_changed.notify_all();
-    if (!worker.joinable()) return;
-    if (on_worker())
-      worker.detach();  // a callback let go of the slots: the worker ends the queue, then the state
-    else
-      worker.join();
   }
+
+  // Runs the queue, then ends the worker (from a callback that let go of the slots: the
+  // worker ends the queue, then the state).
+  void stop_worker() { worker.stop(); }
 
   // Callbacks waiting for a poll() that will not come: run on the thread closing the slots.
   void run_completed() {
@@ -794,10 +788,12 @@ void slots::queue_write(std::string_view name, snapshot save, std::function<void
     state::queued_write q{std::string{name}, std::move(save), {}};
     q.done.push_back(std::move(done));
     s.queue.push_back(std::move(q));
-  }
-  if (!s.worker.joinable()) {
-    s.worker = std::thread([keep = state_] { keep->run_worker(); });
-    s.worker_id = s.worker.get_id();
+    if (!s.worker.post([keep = state_] { keep->write_next(); })) {  // closing: cannot happen while the slots are open
+      state::queued_write refused = std::move(s.queue.back());
+      s.queue.pop_back();
+      for (auto& d : refused.done)
+        s.completed.emplace_back(std::move(d), error{errc::io_error, 0, "the slots are closed"});
+    }
   }
   s.queue_changed.notify_all();
 }

@@ -348,7 +348,7 @@ class prefs {
   static void commit(std::shared_ptr<shared_state> state, std::function<void(status)> done);
   static status commit_here(shared_state& s);           // save(): holds the mutex through the commit
   static status commit_in_background(shared_state& s);  // the worker: holds it only to gather and settle
-  static void run_background(std::shared_ptr<shared_state> keep);
+  static void run_background(std::shared_ptr<shared_state> keep, std::function<void(status)> done);
   void stop_background();
   static change_set gather_pending(shared_state& s, commit_ticket& ticket, bool remember_versions);
   static void settle_synchronous(shared_state& s, const commit_ticket& ticket);
