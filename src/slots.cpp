@@ -6,6 +6,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -369,9 +370,12 @@ struct slots::state {
 
   // Writes one generation file: to a temporary name, synced, renamed into place, the
   // folder synced. On failure before the rename nothing of it is left under its final
-  // name; the error says which case it is.
+  // name; the error says which case it is. The file takes the permissions (and, where the
+  // process may, the owner) of `like`, a file of the slot's: a save the player made private
+  // (chmod 600) stays private at the next write.
   status write_generation(const std::string& base, slot_header header, std::string_view name,
-                          std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload) {
+                          std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload,
+                          const std::string& like = {}) {
     auto not_saved = [&](error e) {
       return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
     };
@@ -381,7 +385,11 @@ struct slots::state {
     (void)fs->remove(temporary);  // left by an interrupted write
     result<int> handle = fs->open(temporary, file_system::open_mode::create_new);
     if (!handle) return not_saved(std::move(handle).error());
-    status written = fs->write(*handle, head.data(), head.size());
+    status written;
+    if (!like.empty())
+      if (result<file_system::file_info> model = fs->stat(like); model && model->regular)
+        written = fs->copy_permissions(*handle, *model);
+    if (written) written = fs->write(*handle, head.data(), head.size());
     if (written && !payload.empty()) written = fs->write(*handle, payload.data(), payload.size());
     if (written) written = fs->sync(*handle);
     fs->close(*handle);
@@ -428,7 +436,12 @@ struct slots::state {
                    quoted(name) + " has used every generation number: remove it (or its files) to save again"};
     header.generation = highest + 1;
     header.saved_at_us = next_saved_at();
-    if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload); !written) return written;
+    const slot_files& files = (*all)[base];
+    const std::string like = files.generations.empty()
+                                 ? std::string{}
+                                 : path_of(base, files.generations.front(), slot_file_kind::generation);
+    if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like); !written)
+      return written;
     prune(name, base);
     return {};
   }
@@ -1060,17 +1073,26 @@ status slots::rename(std::string_view from, std::string_view to) {
   if (from == to) return {};
   result<slot_files> target = s.scan_slot(to, to_base);
   if (!target) return std::move(target).error();
-  // `to` may hold what an interrupted rename of `from` copied: the same generations with
-  // the same payloads. Then the rename goes on; anything else is another slot.
+  // `to` may hold what an interrupted rename of `from` did — stopped anywhere, by a power cut
+  // or a kill between two steps: copies of `from`'s generations (the same numbers and saving
+  // times; the same payloads, unless sealed again for the new name), and `from` missing its
+  // oldest ones (removed oldest first). Then the rename goes on; anything else is another slot.
   bool resuming = !target->generations.empty() && target->damaged.empty();
+  const std::uint64_t oldest_left =
+      source->generations.empty() ? std::numeric_limits<std::uint64_t>::max() : source->generations.back();
   for (std::uint64_t g : target->generations) {
     if (!resuming) break;
     result<inspected> copied = s.inspect(to_base, g, sections::head, to);
+    resuming = copied && copied->check.damage == slot_damage::none && !copied->other_name;
+    const bool removed_already =
+        g < oldest_left && std::find(source->damaged.begin(), source->damaged.end(), g) == source->damaged.end();
+    if (!resuming || removed_already) continue;
     result<inspected> original = s.inspect(from_base, g, sections::head, from);
-    resuming = copied && original && copied->check.damage == slot_damage::none &&
-               original->check.damage == slot_damage::none && !copied->other_name && !original->other_name &&
-               copied->header.payload_crc == original->header.payload_crc &&
-               copied->header.saved_at_us == original->header.saved_at_us;
+    const bool sealed_again = (copied->header.flags & detail::slot_flag_sealed) != 0;
+    resuming = original && original->check.damage == slot_damage::none && !original->other_name &&
+               copied->header.saved_at_us == original->header.saved_at_us &&
+               copied->header.flags == original->header.flags &&
+               (sealed_again || copied->header.payload_crc == original->header.payload_crc);
   }
   if ((!target->generations.empty() || !target->damaged.empty()) && !resuming)
     return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
@@ -1098,8 +1120,9 @@ status slots::rename(std::string_view from, std::string_view to) {
     if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
     result<std::string> payload = s.sealed_for(*r, std::move(r->payload), from, to);
     if (!payload) return std::move(payload).error();
-    if (status written = s.write_generation(
-            to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail, *payload);
+    if (status written =
+            s.write_generation(to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout),
+                               r->thumbnail, *payload, s.path_of(from_base, g, slot_file_kind::generation));
         !written)
       return written;
   }

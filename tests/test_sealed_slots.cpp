@@ -12,6 +12,7 @@
 #include "savekit/seal.hpp"
 #include "savekit/slots.hpp"
 #include "slot_format.hpp"
+#include "support/fault_fs.hpp"
 #include "support/temp_dir.hpp"
 
 using savekit::errc;
@@ -239,5 +240,33 @@ TEST_F(SealedSlots, TheEncodingByteIsCoveredSoAPayloadIsNotReadAsAnotherEncoding
     EXPECT_EQ(read.error().code(), errc::tampered) << read.error().to_string();
     auto payload = s.read_payload("slot1");
     EXPECT_EQ(payload.error().code(), errc::tampered);
+  }
+}
+
+// Issue 40, 7: a sealed slot's copies are sealed again for the new name, so their payloads
+// differ from the originals: a rename killed after its first copy could not be run again.
+TEST_F(SealedSlots, ARenameKilledBetweenAnyTwoStepsCanBeRunAgain) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    {
+      auto s = savekit::slots::open("/saves", {.fs = &disk, .sealer = sealer});
+      ASSERT_TRUE(s);
+      for (int i = 1; i <= 3; ++i) ASSERT_TRUE(s->write("from", Hero{"Ayla", i, {}}));
+      disk.arm(test_support::fault_fs::fault::kill, disk.operations() + at);
+      (void)s->rename("from", "to");
+    }
+    const bool killed = disk.crashed();
+    disk.restart();  // no power cut: every step done before the kill is on disk
+    auto s = savekit::slots::open("/saves", {.fs = &disk, .sealer = sealer});
+    ASSERT_TRUE(s);
+    if (s->read<Hero>("from")) {
+      auto again = s->rename("from", "to");
+      ASSERT_TRUE(again) << "killed at operation " << at << ": " << again.error().to_string();
+    }
+    EXPECT_EQ(s->read<Hero>("to")->level, 3) << at;
+    EXPECT_EQ(s->read<Hero>("from").error().code(), errc::not_found) << at;
+    for (std::uint64_t g = 1; g <= 3; ++g) EXPECT_EQ(s->read_generation("to", g)->generation, g) << at;
+    if (!killed) break;
+    ASSERT_LT(at, 80);
   }
 }

@@ -809,6 +809,38 @@ TEST(SlotFaults, AnInterruptedRenameLeavesTheNewestSaveAndCanBeRunAgain) {
   }
 }
 
+// Issue 40, 7: a kill between two steps of a rename (what it wrote stays, nothing is lost to
+// a power cut) left a rename that could not be run again (already_exists, the save listed
+// under both names) once the first old file was removed. The test above only cut the power.
+TEST(SlotFaults, ARenameKilledBetweenAnyTwoStepsCanBeRunAgain) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    {
+      auto s = savekit::slots::open("/saves", {.fs = &disk});
+      ASSERT_TRUE(s);
+      for (int i = 1; i <= 3; ++i) ASSERT_TRUE(s->write("from", game(i)));
+      // The process dies at that operation: nothing after it happens.
+      disk.arm(test_support::fault_fs::fault::kill, disk.operations() + at);
+      (void)s->rename("from", "to");
+    }
+    const bool killed = disk.crashed();
+    disk.restart();  // and no power cut: every step done before the kill is on disk
+    auto s = savekit::slots::open("/saves", {.fs = &disk});
+    ASSERT_TRUE(s);
+    if (s->read<SaveGame>("from")) {
+      auto again = s->rename("from", "to");
+      ASSERT_TRUE(again) << "killed at operation " << at << ": " << again.error().to_string();
+    }
+    EXPECT_EQ(*s->read<SaveGame>("to"), game(3)) << at;
+    EXPECT_EQ(s->read<SaveGame>("from").error().code(), errc::not_found) << at;
+    auto history = s->history("to");
+    ASSERT_TRUE(history);
+    EXPECT_EQ(history->size(), 3u) << "every generation moved, at " << at;
+    if (!killed) break;
+    ASSERT_LT(at, 80);
+  }
+}
+
 TEST(SlotFaults, AFailedFolderSyncSaysTheSaveIsThere) {
   for (int at = 0;; ++at) {
     test_support::fault_fs disk;
@@ -1005,3 +1037,20 @@ TEST_F(Slots, TheCompactFormDetectsALayoutItCannotMap) {
   ASSERT_TRUE(s.copy("hero", "copy"));
   EXPECT_EQ(s.read<HeroShifted>("copy").error().code(), errc::incompatible_layout);
 }
+
+// Issue 40, 8: new generations were created 0644 whatever the slot's files were: a
+// `chmod 600` the player made was lost at the next save (the store kept permissions).
+#if !defined(__EMSCRIPTEN__)
+TEST_F(Slots, ANewGenerationKeepsThePermissionsOfTheSlotsFiles) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("slot1", game(1)));
+  fs::permissions(newest_file(folder()), fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_TRUE(s.write("slot1", game(2)));
+  EXPECT_EQ(fs::status(newest_file(folder())).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_TRUE(s.rename("slot1", "renamed"));
+  for (const fs::path& p : files_in(folder(), ".slot"))
+    EXPECT_EQ(fs::status(p).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write) << p;
+  EXPECT_EQ(*s.read<SaveGame>("renamed"), game(2));
+}
+#endif

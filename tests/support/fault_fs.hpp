@@ -26,6 +26,7 @@ class fault_fs final : public savekit::file_system {
     fail,         // the operation returns an error and does nothing
     short_write,  // a write stores half its bytes, then returns an error
     crash,        // a write stores half its bytes (any other operation: nothing), then the power goes
+    kill,         // the same, but only the process dies: everything done before stays (no power cut)
   };
 
   // The operation numbered `at` (counting from 0: open, write, sync, truncate, rename,
@@ -134,7 +135,7 @@ class fault_fs final : public savekit::file_system {
     if (!node) return dead();
     const char* bytes = static_cast<const char*>(data);
     if (f == fault::fail) return injected(f);
-    if (f == fault::short_write || f == fault::crash) {
+    if (f == fault::short_write || f == fault::crash || f == fault::kill) {
       node->current.append(bytes, n / 2);  // a torn write: the first half got through
       return injected(f);
     }
@@ -352,6 +353,7 @@ class fault_fs final : public savekit::file_system {
   // leaves part of its data; any other crashed operation does not happen).
   savekit::error injected(fault f) {
     if (f == fault::crash) crash();
+    if (f == fault::kill) crashed_ = true;
     return savekit::error{savekit::errc::io_error, 0, "injected fault"};
   }
   savekit::error dead() const { return savekit::error{savekit::errc::io_error, 0, "the process has crashed"}; }
