@@ -248,9 +248,53 @@ admission api::admit(const api_request& r) {
       return finish(meta.error().code() == errc::value_too_large
                         ? error_response(413, "too_large", meta.error().message())
                         : error_response(400, "bad_meta", meta.error().message()));
+    // Never acknowledge a write whose metadata no answer can carry back (main refuses a
+    // --max-meta-bytes that would let one in; this holds whatever the limits).
+    if (encode_meta(*meta).size() > max_answer_header_value)
+      return finish(error_response(413, "too_large",
+                                   "Savekit-Meta of " + std::to_string(meta->size()) +
+                                       " bytes would not fit the header that sends it back (at most " +
+                                       std::to_string(max_answer_header_value / 4 * 3) + " bytes)"));
+    a.meta_compact = compact_meta(*meta);
     a.meta = std::move(*meta);
   }
   return a;
+}
+
+std::optional<api_response> api::answer_before_body(const admission& a, const api_request& r,
+                                                    std::optional<std::uint64_t> body_bytes) {
+  if (a.at.kind != route_kind::slot || r.method != "PUT" || !a.condition) return std::nullopt;
+  auto finish = [&](api_response out) {
+    out.route = a.at.pattern();
+    out.player = a.player;
+    out.slot = a.at.name;
+    return std::optional<api_response>{std::move(out)};
+  };
+  // A write id comes first, as in the write itself: a remembered one is answered as the
+  // first time whatever the slot is now.
+  if (r.write_id) {
+    auto earlier = store_.remembered(a.player, a.at.name, *r.write_id);
+    if (!earlier) return finish(from_store(earlier.failure()));
+    if (*earlier) {
+      // The same write has the same metadata, size and precondition (a replace of N made
+      // N + 1; a creation made the slot): if any differs it is another write, whatever its
+      // bytes. If none does, only the bytes can tell.
+      const remembered_write& made = **earlier;
+      const std::optional<std::int64_t>& expected = a.condition->version;
+      const bool same_condition = expected ? !made.created && made.made.version == *expected + 1 : made.created;
+      const bool same_size = !body_bytes || static_cast<std::int64_t>(*body_bytes) == made.made.bytes;
+      if (!made.made.deleted && same_condition && same_size && compact_meta(made.made.meta) == a.meta_compact)
+        return std::nullopt;
+      return finish(write_id_reused(*r.write_id, made.made));
+    }
+  }
+  auto now = store_.info(a.player, a.at.name);
+  if (!now) return finish(from_store(now.failure()));
+  const std::optional<slot_entry>& slot = *now;
+  const std::optional<std::int64_t>& expected = a.condition->version;
+  const bool holds = expected ? slot && !slot->deleted && slot->version == *expected : !slot || slot->deleted;
+  if (holds) return std::nullopt;  // the write decides (it checks again, in its transaction)
+  return finish(precondition_failed(a.at.name, slot, expected));
 }
 
 api_response api::respond(const admission& a, const api_request& r) {
@@ -396,7 +440,7 @@ api_response api::put_slot(const admission& a, const api_request& r) {
     return error_response(
         413, "too_large",
         "a save is at most " + std::to_string(limits_.max_save_bytes) + " bytes, not " + std::to_string(r.body.size()));
-  const std::string digest = write_digest(a.condition->version, a.meta, r.body);
+  const std::string digest = write_digest(a.condition->version, a.meta_compact, r.body);
   put_request q;
   q.player = a.player;
   q.name = a.at.name;

@@ -79,7 +79,8 @@ struct admission {
   route at;
   std::string player;
   std::optional<precondition> condition;  // writes
-  std::string meta = "{}";                // PUT: the metadata, compact
+  std::string meta = "{}";                // PUT: the metadata, as the client spelled it
+  std::string meta_compact = "{}";        // and compact, for the write id's digest
 };
 
 class api {
@@ -91,6 +92,14 @@ class api {
   admission admit(const api_request& headers);
   // The rest, with the body: calls the store (it runs on a worker thread).
   api_response respond(const admission& admitted, const api_request& request);
+  // For a PUT that waits for 100 Continue (it runs on a worker thread): the answer if the
+  // database decides it without the body — the precondition does not hold (412), or the
+  // write id names another write (409) — so that no body is uploaded in vain. nullopt:
+  // the body is needed (a write id remembered for a write of this size, metadata and
+  // precondition is answered as the first time only if the bytes are the same too).
+  // body_bytes: Content-Length, if given.
+  std::optional<api_response> answer_before_body(const admission& admitted, const api_request& request,
+                                                 std::optional<std::uint64_t> body_bytes);
   // Asks the database whether it answers (a monitor thread calls this every second);
   // /healthz reports the last answer, without waiting on the database itself.
   void check_health();

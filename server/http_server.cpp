@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -155,6 +156,7 @@ struct server_state {
   player_shares shares{options.max_player_inflight_bytes};
   std::mutex mutex;
   std::set<std::shared_ptr<connection_handle>> open;
+  std::string busy_answer;  // to a connection past max_connections (busy_answer_of)
 };
 
 std::string_view method_label(http::verb v) {
@@ -198,25 +200,37 @@ std::chrono::steady_clock::time_point progress_deadline(const server_state& s,
 }
 
 // A request's framing, refused when it cannot be read reliably (RFC 9112 §6): a
-// Transfer-Encoding other than exactly chunked, or in HTTP/1.0; a PUT whose length is not
-// given; no Host in HTTP/1.1. The answer and its status, or nothing.
+// Transfer-Encoding whose last coding is not chunked (§6.3: 400), or that applies chunked
+// twice, or in HTTP/1.0; a PUT whose length is not given; no Host in HTTP/1.1. Codings
+// before a final chunked are understood nowhere here: 501 (§6.1). The answer, or nothing.
 template <class Request>
 std::optional<api_response> framing_problem(const Request& req) {
   // Present but empty is refused too (RFC 9112 has no empty list): a front end may read it
   // as chunked while this reads Content-Length.
   if (req.find(http::field::transfer_encoding) != req.end()) {
-    const beast::string_view te = req[http::field::transfer_encoding];
-    std::string coding{te};
-    while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.pop_back();
-    while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.erase(0, 1);
     if (req.version() != 11)
       return early_error(400, "bad_request",
                          "Transfer-Encoding is HTTP/1.1's: an HTTP/1.0 request gives Content-Length");
-    if (!beast::iequals(coding, "chunked")) {
-      const bool ends_chunked = coding.size() >= 7 && beast::iequals(coding.substr(coding.size() - 7), "chunked");
-      return ends_chunked ? early_error(501, "not_implemented", "no transfer coding but chunked is understood here")
-                          : early_error(400, "bad_request", "a body's Transfer-Encoding must end in chunked");
+    // The codings, in order, each trimmed (empty list elements are skipped, RFC 9110 §5.6.1).
+    std::vector<std::string_view> codings;
+    const beast::string_view te = req[http::field::transfer_encoding];
+    for (std::string_view rest{te.data(), te.size()};;) {
+      const std::size_t comma = rest.find(',');
+      std::string_view coding = rest.substr(0, comma);
+      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
+      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
+      if (!coding.empty()) codings.push_back(coding);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
     }
+    const auto chunked = [](std::string_view coding) { return beast::iequals(coding, "chunked"); };
+    // "xchunked" or "chunked;x=1" is another coding than chunked: the body's end is unknown.
+    if (codings.empty() || !chunked(codings.back()))
+      return early_error(400, "bad_request", "a body's Transfer-Encoding must end in chunked");
+    if (std::any_of(codings.begin(), codings.end() - 1, chunked))
+      return early_error(400, "bad_request", "chunked is applied once, last");
+    if (codings.size() > 1)
+      return early_error(501, "not_implemented", "no transfer coding but chunked is understood here");
   } else if (req.method() == http::verb::put && req.find(http::field::content_length) == req.end()) {
     return early_error(411, "length_required", "a PUT gives Content-Length or Transfer-Encoding: chunked");
   }
@@ -262,6 +276,46 @@ api_response player_busy() {
   return busy;
 }
 
+// The message of an answer: status, headers and (but for HEAD) content. Throws if Beast
+// refuses a header (a value over 64 KiB); the content is taken last, once nothing can.
+template <class Body>
+void make_message(http::response<Body>& res, api_response& answer, const request_context& at, bool keep_alive) {
+  res = http::response<Body>{static_cast<http::status>(answer.status), at.version};
+  res.set(http::field::server, "savekit-server");
+  // Saves change under the same URL: no cache on the way may keep an answer.
+  res.set(http::field::cache_control, "no-store");
+  if (!answer.content_type.empty()) res.set(http::field::content_type, answer.content_type);
+  for (const auto& [name, value] : answer.headers) res.set(beast::string_view{name.data(), name.size()}, value);
+  for (const auto& [name, value] : at.cors) res.set(beast::string_view{name.data(), name.size()}, value);
+  res.keep_alive(keep_alive);
+  // 204 and 304 have no content and give no length, not even 0 (RFC 9110 §8.6).
+  if (answer.status == 204 || answer.status == 304) return;
+  if constexpr (std::is_same_v<Body, http::empty_body>) {
+    res.content_length(answer.body.size());  // HEAD: the length a GET would have
+  } else {
+    res.body() = std::move(answer.body);
+    res.prepare_payload();
+  }
+}
+
+// make_message, and when that fails a 500 in its place: an answer that cannot be made (its
+// metadata too large for a header, say) is still answered and logged, not a closed
+// connection with nothing said.
+template <class Body>
+void make_message_or_500(http::response<Body>& res, api_response& answer, const request_context& at, bool keep_alive) {
+  try {
+    make_message(res, answer, at, keep_alive);
+  } catch (const std::exception& e) {
+    api_response failed = early_error(500, "internal", "the server could not make this answer");
+    failed.error = std::string{"internal: the answer could not be made: "} + e.what();
+    failed.route = answer.route;
+    failed.player = std::move(answer.player);
+    failed.slot = std::move(answer.slot);
+    answer = std::move(failed);
+    make_message(res, answer, at, keep_alive);
+  }
+}
+
 // Sends an answer; false if that failed. A large read's bytes are counted against the
 // budgets while they are sent (a slow reader of large saves holds them): over them, a 503
 // or 429 goes instead — never instead of a write's answer, which says what was done.
@@ -275,30 +329,19 @@ asio::awaitable<bool> send(Stream& stream, server_state& s, api_response& answer
     if (share) held = s.budget.take(answer.body.size());
     if (!share || !held) answer = !share ? player_busy() : too_many_bodies();
   }
-  body_bytes = at.head ? 0 : answer.body.size();
-  auto fill = [&](auto& res) {
-    res.set(http::field::server, "savekit-server");
-    // Saves change under the same URL: no cache on the way may keep an answer.
-    res.set(http::field::cache_control, "no-store");
-    if (!answer.content_type.empty()) res.set(http::field::content_type, answer.content_type);
-    for (const auto& [name, value] : answer.headers) res.set(beast::string_view{name.data(), name.size()}, value);
-    for (const auto& [name, value] : at.cors) res.set(beast::string_view{name.data(), name.size()}, value);
-    res.keep_alive(keep_alive);
-  };
   error_code ec;
   auto& lowest = beast::get_lowest_layer(stream);
   if (at.head) {  // the headers a GET would have, no content
-    http::response<http::empty_body> res{static_cast<http::status>(answer.status), at.version};
-    fill(res);
-    if (answer.status != 204 && answer.status != 304) res.content_length(answer.body.size());
+    http::response<http::empty_body> res;
+    make_message_or_500(res, answer, at, keep_alive);
+    body_bytes = 0;
     lowest.expires_after(s.options.body_timeout);
     co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
     co_return !ec;
   }
-  http::response<http::string_body> res{static_cast<http::status>(answer.status), at.version};
-  fill(res);
-  res.body() = std::move(answer.body);
-  res.prepare_payload();
+  http::response<http::string_body> res;
+  make_message_or_500(res, answer, at, keep_alive);
+  body_bytes = res.body().size();
   if (res.body().size() <= small_answer_bytes) {  // fits a socket's buffers: one write
     lowest.expires_after(s.options.body_timeout);
     co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
@@ -394,6 +437,62 @@ std::vector<std::pair<std::string, std::string>> cors_headers(const server_state
           {"Access-Control-Expose-Headers", "ETag, Savekit-Meta, Savekit-Write-Id, Retry-After, Location"}};
 }
 
+std::string_view buffered(const beast::flat_buffer& buffer) {
+  const auto bytes = buffer.data();
+  return {static_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Reads until the buffer holds a request's whole header section, or more than limit bytes
+// of one (which the parser then refuses, 431). Beast parses a header section only once it
+// is whole, so what it would accept and should not can be refused first.
+template <class Stream>
+asio::awaitable<error_code> read_header_section(Stream& stream, beast::flat_buffer& buffer, std::size_t limit) {
+  error_code ec;
+  for (std::size_t searched = 0;;) {
+    const std::string_view bytes = buffered(buffer);
+    if (bytes.find("\r\n\r\n", searched) != std::string_view::npos || bytes.size() >= limit) co_return ec;
+    searched = bytes.size() < 3 ? 0 : bytes.size() - 3;
+    const std::size_t n =
+        co_await stream.async_read_some(buffer.prepare(8192), asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return ec;
+    buffer.commit(n);
+  }
+}
+
+// Whether a whole header section folds a line (obs-fold: CRLF, then a space or a tab).
+// Beast unfolds it; a front end may read the folded line as a field of its own, or drop it
+// (Transfer-Encoding:\r\n chunked): RFC 9112 §5.2 lets a server refuse it, and this does.
+bool folds_a_line(std::string_view bytes) {
+  const std::size_t end = bytes.find("\r\n\r\n");
+  if (end == std::string_view::npos) return false;
+  const std::string_view section = bytes.substr(0, end + 2);  // the request line and the fields
+  for (std::size_t at = section.find("\r\n"); at != std::string_view::npos; at = section.find("\r\n", at + 2))
+    if (at + 2 < section.size() && (section[at + 2] == ' ' || section[at + 2] == '\t')) return true;
+  return false;
+}
+
+// The Origin field of a request's bytes (none if given twice): for an answer made before
+// the header section is parsed, or instead of it (400, 431), which a page must be able to
+// read too.
+std::optional<std::string> origin_in(std::string_view bytes) {
+  std::optional<std::string> found;
+  for (std::size_t at = bytes.find("\r\n"); at != std::string_view::npos;) {
+    const std::size_t next = bytes.find("\r\n", at + 2);
+    if (next == std::string_view::npos) break;  // a line not whole yet
+    std::string_view line = bytes.substr(at + 2, next - at - 2);
+    if (line.empty()) break;  // the end of the header section
+    if (line.size() >= 7 && beast::iequals(line.substr(0, 7), "origin:")) {
+      if (found) return std::nullopt;
+      line.remove_prefix(7);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+      found = std::string{line};
+    }
+    at = next;
+  }
+  return found;
+}
+
 // One connection's requests, one after another (HTTP/1.1 keep-alive).
 template <class Stream>
 asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection_handle& handle, std::string remote) {
@@ -401,7 +500,9 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
   beast::flat_buffer buffer;
   const auto opened = std::chrono::steady_clock::now();
   for (bool first = true;; first = false) {
-    // Waiting for a request: idle (a stop closes the connection now) until its first byte.
+    // Until a request's headers are whole, the connection is idle: a stop closes it now (a
+    // connection that sent nothing, or half its headers, held every stop for
+    // --header-timeout). Nothing of a request has been done yet.
     handle.idle = true;
     if (s.stopping) co_return;
     error_code ec;
@@ -424,7 +525,6 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     } else {
       lowest.expires_after(s.options.header_timeout);
     }
-    handle.idle = false;
     request_context at;
     at.remote = remote;
     at.start = std::chrono::steady_clock::now();
@@ -432,13 +532,28 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     http::request_parser<http::string_body> parser;
     parser.header_limit(s.options.max_header_bytes);
     parser.body_limit(s.options.max_body_bytes);  // a chunked body is refused as it passes the limit
-    co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    ec = co_await read_header_section(stream, buffer, s.options.max_header_bytes);
+    // What a refusal of these bytes tells a page (the parser may consume part of them).
+    at.cors = cors_headers(s, origin_in(buffered(buffer)));
+    if (!ec && folds_a_line(buffered(buffer))) {
+      handle.idle = false;
+      co_await answer_request(
+          s, stream, early_error(400, "bad_header", "a header line is folded (obs-fold): give each field on one line"),
+          at, 0, false, true);
+      co_return;
+    }
+    // (At the end of the stream, the parser says whether a request was cut short.)
+    if (!ec || ec == asio::error::eof)
+      co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    handle.idle = false;
     if (ec) {
       if (ec == beast::error::timeout) {
         s.counters.timed_out();
         co_return;
       }
-      if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) co_return;
+      if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+          ec == asio::error::operation_aborted)  // (aborted: a stop closed it)
+        co_return;
       // (A Content-Length over body_limit is reported here, with the headers.)
       api_response answer =
           ec == http::error::header_limit
@@ -506,7 +621,13 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     const auto header_fields = std::distance(req.begin(), req.end());
     // Everything the headers decide — route, method, token, rate, precondition, metadata —
     // before a byte of the body is read or a 100 Continue sent.
-    admission admitted = s.handler.admit(request);
+    admission admitted;
+    try {
+      admitted = s.handler.admit(request);
+    } catch (const std::exception& e) {  // answered and logged, as a failure in respond() is
+      admitted.answer = early_error(500, "internal", "the server failed");
+      admitted.answer->error = std::string{"internal: "} + e.what();
+    }
     const bool has_body = !parser.is_done();
     if (admitted.answer) {
       const bool keep = !has_body && req.keep_alive() && !s.stopping;  // an unread body ends the connection
@@ -514,6 +635,31 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       continue;
     }
     if (has_body) {
+      // Expect: 100-continue is HTTP/1.1's: an HTTP/1.0 request's is ignored (RFC 9110
+      // §10.1.1), and its client gets no 100 it cannot read.
+      const bool waits = req.version() >= 11 && beast::iequals(req[http::field::expect], "100-continue");
+      if (waits) {
+        // What the database decides without the body — the precondition, the write id —
+        // is decided before 100 Continue: a client that waits uploads nothing in vain.
+        std::optional<std::uint64_t> length;  // none for a chunked body
+        if (const auto given = parser.content_length()) length = *given;
+        std::optional<api_response> decided = co_await asio::co_spawn(
+            s.workers,
+            [&]() -> asio::awaitable<std::optional<api_response>> {
+              try {
+                co_return s.handler.answer_before_body(admitted, request, length);
+              } catch (const std::exception& e) {
+                api_response failed = early_error(500, "internal", "the server failed");
+                failed.error = std::string{"internal: "} + e.what();
+                co_return failed;
+              }
+            },
+            use_awaitable);
+        if (decided) {
+          co_await refuse(std::move(*decided));
+          co_return;
+        }
+      }
       // A chunked body is charged the largest it may be: its size is not known before.
       const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
       // The player's share first, then the allowance: a refused upload takes neither (and
@@ -527,7 +673,7 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
         co_await refuse(std::move(refusal));
         co_return;
       }
-      if (beast::iequals(req[http::field::expect], "100-continue")) {
+      if (waits) {
         http::response<http::empty_body> go_on{http::status::continue_, at.version};
         lowest.expires_after(s.options.body_timeout);
         co_await http::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
@@ -658,13 +804,8 @@ asio::awaitable<void> accept_connections(server_state& s, tcp::acceptor& accepto
       // Said, not just closed: the client learns to come back (the answer fits a socket's
       // send buffer, so this write does not wait).
       s.counters.connection_refused();
-      static constexpr std::string_view busy =
-          "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
-          "Content-Length: 85\r\nConnection: close\r\n\r\n"
-          "{\"error\":{\"code\":\"unavailable\",\"message\":\"too many connections are open: try again\"}}";
-      static_assert(busy.size() - busy.find("\r\n\r\n") - 4 == 85, "Content-Length of the busy answer");
       socket.non_blocking(true, ec);
-      asio::write(socket, asio::buffer(busy.data(), busy.size()), ec);
+      asio::write(socket, asio::buffer(s.busy_answer), ec);
       socket.shutdown(tcp::socket::shutdown_both, ec);
       socket.close(ec);
       continue;
@@ -713,6 +854,20 @@ void begin_stop(server_state& s, tcp::acceptor& acceptor) {
   (*check)();
 }
 
+// The 503 sent, without reading the request, to a connection past --max-connections: with
+// what every answer carries (Cache-Control, and CORS when a page may call). Its request is
+// not read, so its Origin is not known: any page may read that the server is full, which
+// is all this answer says.
+std::string busy_answer_of(const http_options& options) {
+  const std::string body = R"({"error":{"code":"unavailable","message":"too many connections are open: try again"}})";
+  std::string head =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: savekit-server\r\nCache-Control: no-store\r\n"
+      "Retry-After: 1\r\nContent-Type: application/json\r\n";
+  if (!options.cors_origins.empty())
+    head += "Access-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: Retry-After\r\n";
+  return head + "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
 bool write_port_file(const std::string& path, unsigned short port) {
   const std::string temporary = path + ".tmp";
   {
@@ -727,6 +882,7 @@ bool write_port_file(const std::string& path, unsigned short port) {
 
 int serve(const http_options& options, api& handler, metrics& counters, logger& log) {
   server_state s(options, handler, counters, log);
+  s.busy_answer = busy_answer_of(options);
   if (!options.tls_cert.empty() || !options.tls_key.empty()) {
     s.tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
     s.tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |

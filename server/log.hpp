@@ -45,6 +45,8 @@ class logger {
     std::string text = to_json(line, {.skip_null_members = true});
     text += '\n';
     std::lock_guard lock(mutex_);
+    // A line that cannot be written (its reader gone: main ignores SIGPIPE) is dropped,
+    // and the server goes on.
     std::fwrite(text.data(), 1, text.size(), out_);
     std::fflush(out_);
   }

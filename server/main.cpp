@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+
+#include "standard_descriptors.hpp"
 
 #include "api.hpp"
 #include "auth.hpp"
@@ -36,25 +39,34 @@ std::chrono::milliseconds seconds_option(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+bool stdout_open = true;  // when the program started
+
 int cmd_secret(const std::string& output) {
   auto secret = token_secret::generate();
   if (!secret) return fail(secret.error().to_string());
   const std::string line = secret->base64() + "\n";
   if (output.empty() || output == "-") {
+    if (!stdout_open) return fail("standard output is closed: give -o FILE");
     std::fputs(line.c_str(), stdout);
     return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
   }
-  // Readable by its owner only, from the start, and never through a link or into a file
-  // that others could already read: a new file beside the target, synced, renamed over it.
+  // Readable by its owner only, from the start, and never through a link or over a file:
+  // a new file beside the target, synced, then linked to its name (link never replaces an
+  // existing file, so a secret in use — every token signed with it — is never lost).
   const std::string temporary = output + ".new";
+  ::unlink(temporary.c_str());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return fail("cannot create " + temporary + ": " + std::strerror(errno));
   const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
   ::close(fd);
-  if (!written || std::rename(temporary.c_str(), output.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    return fail("cannot write " + output + ": " + std::strerror(errno));
-  }
+  const int linked = written ? ::link(temporary.c_str(), output.c_str()) : -1;
+  const int link_error = errno;
+  ::unlink(temporary.c_str());
+  if (linked != 0 && written && link_error == EEXIST)
+    return fail(output +
+                " exists: a secret is never replaced (every token signed with it would stop working); "
+                "write the new one elsewhere and switch --secret-file when its tokens should end");
+  if (linked != 0) return fail("cannot write " + output + ": " + std::strerror(written ? link_error : EIO));
   return 0;
 }
 
@@ -65,6 +77,7 @@ int cmd_token(const std::string& secret_file, const std::string& player, const s
   if (!lifetime) return fail("--ttl: " + lifetime.error().message());
   auto token = issue_token(*secret, player, std::chrono::system_clock::now() + *lifetime);
   if (!token) return fail("--player: " + token.error().message());
+  if (!stdout_open) return fail("standard output is closed: the token would go nowhere");
   std::printf("%s\n", token->c_str());
   return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
 }
@@ -72,6 +85,16 @@ int cmd_token(const std::string& secret_file, const std::string& player, const s
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First of all, before anything opens a file.
+  // (Started with them closed, the server opened its next files there: a PostgreSQL
+  // connection as standard error took every log line into its protocol.)
+  stdout_open = ::fcntl(STDOUT_FILENO, F_GETFD) != -1;
+  if (!savekit_tools::make_standard_descriptors_valid()) return 1;
+  // A log reader that exits (a pipe to tee, a log shipper restarting) must not end the
+  // server: a log line that cannot be written is dropped (SIGPIPE would kill). And a file
+  // size limit (ulimit -f) makes a write fail (503), not the process end (SIGXFSZ).
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"savekit-server: cloud saves for many players over HTTP (docs/server.md)"};
   app.set_help_flag("--help", "Print this help message and exit");
   app.require_subcommand(1);
@@ -164,6 +187,10 @@ int main(int argc, char** argv) {
                 ") must hold at least one save of --max-save-bytes (" + std::to_string(limits.max_save_bytes) + ")");
   if (http.min_rate == 0) return fail("--min-rate is at least 1 byte per second");
   if (http.max_connections == 0) return fail("--max-connections is at least 1");
+  // Metadata comes back base64url in one header, which Beast caps at 65,533 bytes.
+  if (limits.max_meta_bytes > max_answer_header_value / 4 * 3)
+    return fail("--max-meta-bytes is at most " + std::to_string(max_answer_header_value / 4 * 3) +
+                ": metadata goes back in one header of an answer");
   for (double seconds : {header_timeout, body_timeout, idle_timeout, shutdown_timeout, db_timeout})
     if (!(seconds > 0)) return fail("a timeout is a number of seconds above 0");
   // Every connection and database connection is a file descriptor: the soft limit goes up

@@ -414,6 +414,17 @@ class postgres_store final : public slot_store {
     });
   }
 
+  store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
+                                                           std::string_view write_id) override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::optional<remembered_write>> {
+      auto r = c.run(sql::find_write_id, {param(player), param(name), param(write_id)}, p);
+      if (!r) return std::nullopt;
+      if (r->rows() == 0) return std::optional<remembered_write>{};
+      return std::optional<remembered_write>{
+          remembered_write{entry_from(*r, 0, std::string{name}), r->bytes(0, 6), r->integer(0, 7) != 0}};
+    });
+  }
+
   store_result<bool> ping() override {
     return with_connection([&](connection& c, pg_problem& p) -> std::optional<bool> {
       // Answering is not enough: a standby (or a primary demoted in a failover) answers

@@ -175,6 +175,37 @@ bool if_none_match_names(std::string_view header, std::int64_t version) {
 
 std::string etag_of(std::int64_t version) { return "\"" + std::to_string(version) + "\""; }
 
+namespace {
+
+bool json_whitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The keys of a valid JSON text, counted on the text: each string followed by ':'.
+std::size_t keys_in(std::string_view json) {
+  std::size_t keys = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    if (json[i] != '"') continue;
+    for (++i; i < json.size() && json[i] != '"';) i += json[i] == '\\' ? 2 : 1;  // past escapes
+    std::size_t next = i + 1;
+    while (next < json.size() && json_whitespace(json[next])) ++next;
+    if (next < json.size() && json[next] == ':') ++keys;
+  }
+  return keys;
+}
+
+// The members of every object in a document (where a key given twice is one member).
+std::size_t members_in(const document& d) {
+  std::size_t n = d.members().size();
+  for (const auto& member : d.members()) n += members_in(member.second);
+  for (const document& element : d.elements()) n += members_in(element);
+  return n;
+}
+
+result<document> parse_meta(std::string_view json, std::size_t max_bytes) {
+  return document::from_json(json, {.max_depth = max_meta_depth, .max_memory = 64 * max_bytes + 4096});
+}
+
+}  // namespace
+
 result<std::string> decode_meta(const std::optional<std::string>& header, std::size_t max_bytes) {
   if (!header) return std::string{"{}"};
   const std::string_view text = trim(*header);
@@ -187,14 +218,25 @@ result<std::string> decode_meta(const std::optional<std::string>& header, std::s
   if (decoded.size() > max_bytes)
     return error{errc::value_too_large, 0, "Savekit-Meta holds more than " + std::to_string(max_bytes) + " bytes"};
   std::string json(reinterpret_cast<const char*>(decoded.data()), decoded.size());
-  auto parsed = document::from_json(json, {.max_depth = 32, .max_memory = 64 * max_bytes + 4096});
+  auto parsed = parse_meta(json, max_bytes);
   if (!parsed)
     return error{parsed.error().code(), parsed.error().offset(),
                  "Savekit-Meta is not a JSON object: " + parsed.error().message()};
   if (!parsed->is_object()) return error{errc::type_mismatch, 0, "Savekit-Meta is JSON, but not an object"};
-  // Kept as compact JSON, each key once (the last given wins, as savekit's readers take it):
-  // every client reads the same values.
-  return parsed->to_json();
+  // Kept as the client spelled it. Re-spelled (1E15 as 1000000000000000.0) it grew up to
+  // four times, past what a header can carry back: a save acknowledged that no GET could
+  // return. The reader checked it is JSON (UTF-8, numbers, depth), so it can be embedded
+  // in the list's JSON as it is.
+  if (keys_in(json) != members_in(*parsed))
+    return error{errc::invalid_value, 0, "Savekit-Meta gives a key twice in one object"};
+  return json;
+}
+
+std::string compact_meta(std::string_view json) {
+  auto parsed = parse_meta(json, json.size());
+  if (!parsed) return std::string{json};  // not metadata decode_meta accepted: as it is
+  auto compact = parsed->to_json();
+  return compact ? std::move(*compact) : std::string{json};
 }
 
 std::string encode_meta(std::string_view json) { return base64_encode(json, base64_alphabet::url); }

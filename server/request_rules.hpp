@@ -50,12 +50,23 @@ bool if_none_match_names(std::string_view header, std::int64_t version);
 
 std::string etag_of(std::int64_t version);  // "\"7\""
 
-// Savekit-Meta: base64url (padded or not) of a JSON object of at most max_bytes (numbers
-// within a double's range), returned as compact JSON with each key once (the last one
-// given). errc::value_too_large past max_bytes; the decoder's or the JSON reader's code
-// otherwise. An absent header is the empty object.
+// Savekit-Meta: base64url (padded or not) of a JSON object of at most max_bytes, nested at
+// most max_meta_depth deep (numbers within a double's range), returned as the client's
+// own bytes: kept as spelled, it never grows (1E15 stays 4 bytes), so it always goes back
+// in a header of the size it came in. A key given twice in one object is refused
+// (errc::invalid_value): clients' JSON readers would not agree on its value.
+// errc::value_too_large past max_bytes; the decoder's or the JSON reader's code otherwise.
+// An absent header is the empty object.
+inline constexpr std::uint32_t max_meta_depth = 32;
 result<std::string> decode_meta(const std::optional<std::string>& header, std::size_t max_bytes);
 std::string encode_meta(std::string_view json);
+// The metadata as compact JSON (numbers as savekit writes them): what a write id's digest
+// covers, so that one object spelled two ways is one write (and digests made before the
+// metadata was kept as spelled still match). json is metadata decode_meta accepted.
+std::string compact_meta(std::string_view json);
+// The longest header value an answer can carry: Boost.Beast refuses a field over 65,533
+// bytes (and the answer with it), so metadata whose base64url is longer cannot be sent back.
+inline constexpr std::size_t max_answer_header_value = 65533;
 
 // Savekit-Write-Id: 1..64 characters of [A-Za-z0-9._~-].
 status check_write_id(std::string_view id);

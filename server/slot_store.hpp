@@ -92,6 +92,14 @@ struct write_outcome {
   bool created_slot = false;       // repeated: the first answer was a creation (201)
 };
 
+// What a write id made, as remembered: the version's entry, the digest of the write (its
+// precondition, metadata and bytes), and whether it created the slot.
+struct remembered_write {
+  slot_entry made;
+  std::string digest;
+  bool created = false;
+};
+
 struct pool_stats {
   std::uint32_t size = 0;
   std::uint32_t in_use = 0;
@@ -113,6 +121,10 @@ class slot_store {
   virtual store_result<write_outcome> remove(const remove_request& request) = 0;
   // The kept versions, newest first (a deleted slot's too); empty if the slot never was.
   virtual store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) = 0;
+  // What a write id made, if it is remembered: a look outside any write (before 100
+  // Continue); a write looks again inside its own transaction.
+  virtual store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
+                                                                   std::string_view write_id) = 0;
   virtual store_result<bool> ping() = 0;
   virtual pool_stats stats() const = 0;
   virtual std::string_view driver() const = 0;  // "sqlite" or "postgresql"

@@ -100,6 +100,8 @@ class transaction_guard {
 
 class sqlite_store final : public slot_store {
  public:
+  static constexpr int busy_timeout_ms = 10000;  // another process's write transaction, at most
+
   ~sqlite_store() override {
     statements_.clear();
     sqlite3_close_v2(db_);
@@ -129,9 +131,9 @@ class sqlite_store final : public slot_store {
         return false;
       }
     }
-    for (const char* pragma :
-         {"PRAGMA synchronous=FULL", "PRAGMA busy_timeout=10000", "PRAGMA journal_size_limit=67108864"})
+    for (const char* pragma : {"PRAGMA synchronous=FULL", "PRAGMA journal_size_limit=67108864"})
       if (!exec(pragma, problem)) return false;
+    sqlite3_busy_timeout(db_, busy_timeout_ms);
     if (!migrate(problem)) return false;
     for (const char* text : sql::statement_text) {
       statements_.emplace_back(db_, text, problem);
@@ -267,11 +269,28 @@ class sqlite_store final : public slot_store {
     return out;
   }
 
+  store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
+                                                           std::string_view write_id) override {
+    std::lock_guard lock(mutex_);
+    auto& s = statements_[sql::find_write_id].bind(player, name, write_id);
+    const int rc = s.step();
+    std::optional<remembered_write> out;
+    if (rc == SQLITE_ROW) out = remembered_write{entry_from(s, std::string{name}), s.text(6), s.integer(7) != 0};
+    s.reset();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("look up the write id");
+    note_answer();
+    return out;
+  }
+
   store_result<bool> ping() override {
     std::lock_guard lock(mutex_);
     std::string problem;
     if (!exec("SELECT 1", problem)) return store_failure{store_failure::internal, problem};
-    if (!writes_failing_.empty()) return store_failure{store_failure::unavailable, writes_failing_};
+    // Writes failed for a reason that lasts (a full disk, an I/O error). Waiting for a write
+    // to show it has passed would never end behind a load balancer that follows /healthz:
+    // the check writes itself, one small transaction a call (the monitor's: once a second),
+    // only while writes fail.
+    if (!writes_failing_.empty() && !writes_again()) return store_failure{store_failure::unavailable, writes_failing_};
     return true;
   }
 
@@ -376,6 +395,34 @@ class sqlite_store final : public slot_store {
     const int rc = s.step();
     s.reset();
     return rc == SQLITE_DONE;
+  }
+
+  // Whether a write commits again: a row added to the schema's table and taken away in one
+  // transaction, which writes a page to the log as every write does (an update to the same
+  // value would not: SQLite leaves an unchanged page alone). On success writes_failing_ is
+  // cleared; on a lasting failure it says the new reason.
+  bool writes_again() {
+    // Not waiting on another process's write (with the mutex held, requests would): the
+    // next round tries again.
+    sqlite3_busy_timeout(db_, 0);
+    const bool began = begin();
+    sqlite3_busy_timeout(db_, busy_timeout_ms);
+    if (!began) {
+      failed("begin");
+      return false;
+    }
+    transaction_guard guard(db_);
+    std::string ignored;
+    if (!exec("DELETE FROM savekit_schema WHERE id = -1; INSERT INTO savekit_schema (id, version) VALUES (-1, 0); "
+              "DELETE FROM savekit_schema WHERE id = -1",
+              ignored)) {
+      rollback("write");
+      return false;
+    }
+    if (commit()) return false;
+    writes_failing_.clear();
+    note_answer();
+    return true;
   }
 
   bool begin() {

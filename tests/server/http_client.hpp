@@ -64,6 +64,7 @@ class http_client {
       boost::beast::flat_buffer buffer;
       http::response_parser<http::string_body> parser;
       parser.body_limit(std::uint64_t{1} << 30);
+      parser.header_limit(128 * 1024);  // Savekit-Meta of 16 KiB is a header of 22 KiB
       parser.skip(method == "HEAD");
       http::read(*stream_, buffer, parser, ec);
       if (ec) {
@@ -164,6 +165,24 @@ class raw_connection {
       }
       out.append(buffer, static_cast<std::size_t>(n));
     }
+  }
+
+  // What arrives until `marker` has come (then true), the server closes the connection, or
+  // timeout passes: for an answer that comes while the connection stays open.
+  bool receive_until(std::string_view marker, std::string& out, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (out.find(marker) == std::string::npos) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      char buffer[65536];
+      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (n <= 0) return out.find(marker) != std::string::npos;
+      out.append(buffer, static_cast<std::size_t>(n));
+    }
+    return true;
   }
 
   // Says that nothing more will be sent (a half close): the server answers what it has, then

@@ -47,10 +47,14 @@ class server_test : public ::testing::TestWithParam<std::string> {
   }
 
   std::unique_ptr<server_process> start_server(const std::vector<std::string>& more = {}, std::string db = {}) {
+    return start_server_with(launch_options{}, more, std::move(db));
+  }
+  std::unique_ptr<server_process> start_server_with(const launch_options& how,
+                                                    const std::vector<std::string>& more = {}, std::string db = {}) {
     if (db.empty()) db = database();
     std::string problem;
     auto s = server_process::start(dir_.path(), "server" + std::to_string(++servers_), db, creds_.secret_file.string(),
-                                   more, problem);
+                                   more, problem, how);
     if (!s) ADD_FAILURE() << problem;
     return s;
   }

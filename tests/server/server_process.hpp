@@ -57,13 +57,25 @@ inline int run_command(const std::vector<std::string>& argv, std::string& output
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// How a server process is started, besides its arguments.
+struct launch_options {
+  // Standard descriptors (of 0, 1, 2) the server starts with closed, as a launcher or cron
+  // may start it (its log is then lost, unless stderr_reader is given and 2 stays open).
+  std::vector<int> closed_descriptors = {};
+  // A program that reads the server's standard error through a pipe, its own standard
+  // output appended to the log: {"/bin/cat"} keeps the log out of the server's own file
+  // limits; a reader that exits leaves the server a pipe without a reader.
+  std::vector<std::string> stderr_reader = {};
+};
+
 class server_process {
  public:
   // Starts savekit-server serve with db, the secret file and more arguments, logging to
   // dir/NAME.log; nullptr (and the log in problem) if it did not listen within 30 s.
   static std::unique_ptr<server_process> start(const std::filesystem::path& dir, const std::string& name,
                                                const std::string& db, const std::string& secret_file,
-                                               const std::vector<std::string>& more, std::string& problem) {
+                                               const std::vector<std::string>& more, std::string& problem,
+                                               const launch_options& how = {}) {
     auto s = std::unique_ptr<server_process>(new server_process);
     s->port_file_ = dir / (name + ".port");
     s->log_file_ = dir / (name + ".log");
@@ -71,17 +83,45 @@ class server_process {
     std::vector<std::string> argv = {server_binary(), "serve",     "--listen",    "127.0.0.1:0",         "--db", db,
                                      "--secret-file", secret_file, "--port-file", s->port_file_.string()};
     argv.insert(argv.end(), more.begin(), more.end());
+    // The pipe to the reader: neither end stays open here or in the server but the one each
+    // needs, so that the reader's exit leaves the server's writes without a reader.
+    int to_reader[2] = {-1, -1};
+    if (!how.stderr_reader.empty()) {
+      if (::pipe2(to_reader, O_CLOEXEC) != 0) {
+        problem = "pipe2 failed";
+        return nullptr;
+      }
+      s->reader_pid_ = ::fork();
+      if (s->reader_pid_ == 0) {
+        const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        ::dup2(to_reader[0], 0);
+        ::dup2(log, 1);
+        ::dup2(log, 2);
+        std::vector<char*> args;
+        for (const std::string& a : how.stderr_reader) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execv(args[0], args.data());
+        _exit(127);
+      }
+    }
     s->pid_ = ::fork();
     if (s->pid_ == 0) {
-      const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      ::dup2(log, 2);
-      ::close(log);
+      if (to_reader[1] >= 0) {
+        ::dup2(to_reader[1], 2);
+      } else {
+        const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+        ::dup2(log, 2);
+        ::close(log);
+      }
+      for (int fd : how.closed_descriptors) ::close(fd);
       std::vector<char*> args;
       for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
       args.push_back(nullptr);
       ::execv(args[0], args.data());
       _exit(127);
     }
+    for (int fd : to_reader)
+      if (fd >= 0) ::close(fd);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
       if (std::filesystem::exists(s->port_file_)) {
@@ -102,6 +142,10 @@ class server_process {
   // A server built with sanitizers that found something fails the test program, loudly.
   ~server_process() {
     if (pid_ > 0) kill9();
+    if (reader_pid_ > 0 && !reader_exited(std::chrono::seconds(5))) {  // it reads to the end of the pipe
+      ::kill(reader_pid_, SIGKILL);
+      ::waitpid(reader_pid_, nullptr, 0);
+    }
     const std::string text = log();
     if (text.find("ERROR: AddressSanitizer") != std::string::npos || text.find("runtime error:") != std::string::npos ||
         text.find("ERROR: LeakSanitizer") != std::string::npos) {
@@ -122,6 +166,20 @@ class server_process {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return true;
+  }
+
+  // Whether the stderr_reader has exited within timeout.
+  bool reader_exited(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (reader_pid_ <= 0) return true;
+      if (::waitpid(reader_pid_, nullptr, WNOHANG) == reader_pid_) {
+        reader_pid_ = -1;
+        return true;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 
   // SIGTERM, then the exit status (-1 if it did not exit within timeout: then SIGKILL).
@@ -155,6 +213,7 @@ class server_process {
   server_process() = default;
   std::filesystem::path port_file_, log_file_;
   pid_t pid_ = -1;
+  pid_t reader_pid_ = -1;
   int port_ = 0;
 };
 

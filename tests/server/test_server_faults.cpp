@@ -5,8 +5,10 @@
 #include <savekit/json.hpp>
 
 #include <libpq-fe.h>
+#include <sys/resource.h>
 
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -207,6 +209,14 @@ TEST_P(ServerFaults, FramingThatCannotBeReadReliablyIsRefusedAndNothingIsStored)
       {"GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 400"},  // no Host
       // An empty Transfer-Encoding before a Content-Length: a front end may frame it as chunked.
       {head + "Transfer-Encoding: \r\nContent-Length: 3\r\n\r\nabc", "HTTP/1.1 400"},
+      // A folded line (obs-fold, RFC 9112 §5.2): Beast unfolded it to Transfer-Encoding:
+      // chunked and stored the save, where another reader sees an empty field.
+      {head + "Transfer-Encoding:\r\n chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner, "HTTP/1.1 400"},
+      {head + "X-Note: a\r\n\tb\r\nContent-Length: 3\r\n\r\nabc" + inner, "HTTP/1.1 400"},
+      // The last coding is not chunked (RFC 9112 §6.3: 400, the body's end is unknown):
+      // "xchunked" ends in the letters of chunked, and was 501; chunked twice was 501 too.
+      {head + "Transfer-Encoding: xchunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner, "HTTP/1.1 400"},
+      {head + "Transfer-Encoding: chunked, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + inner, "HTTP/1.1 400"},
   };
   for (const attempt& a : attempts) {
     const std::string answer = exchange(server->port(), a.bytes);
@@ -542,12 +552,18 @@ TEST_P(ServerFaults, HeadAnswersTheHeadersOfAGetAndStalledBodiesAre408) {
 
 TEST_P(ServerFaults, TheSecretAndTheDatabaseAreTheServersAloneAndListenIsChecked) {
   if (GetParam() != "sqlite") GTEST_SKIP() << "files on this machine";
-  const auto secret = dir_.path() / "shared.secret";
-  { std::ofstream(secret) << "old"; }
-  std::filesystem::permissions(secret, std::filesystem::perms(0644));
+  // Issue 40, 4: `secret -o` replaced an existing secret, and every token signed with it
+  // stopped working. It never replaces a file now; a new one is its owner's alone.
+  const auto existing = dir_.path() / "shared.secret";
+  { std::ofstream(existing) << "old"; }
   std::string out;
+  EXPECT_NE(run_command({server_binary(), "secret", "-o", existing.string()}, out), 0);
+  std::ifstream kept(existing);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "old");
+  const auto secret = dir_.path() / "new.secret";
   ASSERT_EQ(run_command({server_binary(), "secret", "-o", secret.string()}, out), 0);
   EXPECT_EQ(std::filesystem::status(secret).permissions() & std::filesystem::perms::all, std::filesystem::perms(0600));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "new.secret.new"));
   const std::string db = database();
   auto server = start_server({}, db);
   ASSERT_TRUE(server);
@@ -837,6 +853,252 @@ TEST_P(ServerFaults, PostgresRestartingUnderLoadIs503ThenRecoveryAndNothingAckno
   EXPECT_GT(acks.writes.load(), at_restart) << "and went on after it";
   EXPECT_EQ(probe.request("GET", "/healthz").status, 200);
   expect_every_acknowledged_write(server->port(), token, acks);
+}
+
+// Sends bytes, then returns the head (status line and headers) of the next answer on the
+// connection, or what came of it within 10 s.
+std::string first_answer(raw_connection& raw, const std::string& bytes) {
+  std::string out;
+  if (raw.send(bytes)) raw.receive_until("\r\n\r\n", out, 10s);
+  return out;
+}
+
+// Expect: 100-continue: what the headers and the database decide (the precondition, the
+// write id) is answered before 100 Continue, so that a waiting client uploads nothing in
+// vain; before, the 100 went first and the body was uploaded for a 412 or a 409.
+TEST_P(ServerFaults, AWriteWaitingFor100ContinueIsAnsweredBeforeItsBodyWhenTheDatabaseDecides) {
+  auto server = start_server({"--rate", "0"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  const header_list me = {{"Authorization", "Bearer " + token}};
+  http_client c(server->port());
+  ASSERT_EQ(
+      c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-1"}}), "first").status,
+      201);
+  ASSERT_EQ(
+      c.request("PUT", "/v1/slots/s", with(me, {{"If-Match", "\"1\""}, {"Savekit-Write-Id", "w-2"}}), "second!").status,
+      200);
+  auto waiting = [&](const std::string& headers, std::size_t length) {
+    return "PUT /v1/slots/s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+           "\r\nExpect: 100-continue\r\nContent-Length: " + std::to_string(length) + "\r\n" + headers + "\r\n";
+  };
+  struct decided {
+    std::string headers;
+    std::size_t length;
+    std::string status;
+  };
+  for (const decided& d : std::vector<decided>{
+           {"If-Match: \"1\"\r\n", 100000, "HTTP/1.1 412"},                           // version 2 now
+           {"If-None-Match: *\r\n", 100000, "HTTP/1.1 412"},                          // it exists
+           {"If-Match: \"2\"\r\nSavekit-Write-Id: w-1\r\n", 100000, "HTTP/1.1 409"},  // w-1 made another write
+           {"If-Match: \"1\"\r\nSavekit-Write-Id: w-2\r\n", 100000, "HTTP/1.1 409"},  // of 7 bytes
+           {"If-None-Match: *\r\nSavekit-Write-Id: w-2\r\n", 7, "HTTP/1.1 409"},      // not a creation
+       }) {
+    raw_connection raw(server->port());
+    const std::string answer = first_answer(raw, waiting(d.headers, d.length));
+    EXPECT_EQ(answer.rfind(d.status, 0), 0u) << d.headers << "-> " << answer;
+  }
+  // w-2 again, as it was (size, metadata, precondition): only its bytes can tell a repeat
+  // from another write, so they are asked for; then it is answered as the first time.
+  {
+    raw_connection raw(server->port());
+    const std::string answer = first_answer(raw, waiting("If-Match: \"1\"\r\nSavekit-Write-Id: w-2\r\n", 7));
+    ASSERT_EQ(answer.rfind("HTTP/1.1 100 Continue", 0), 0u) << answer;
+    const std::string repeated = first_answer(raw, "second!");
+    EXPECT_EQ(repeated.rfind("HTTP/1.1 200", 0), 0u) << repeated;
+    EXPECT_NE(repeated.find("ETag: \"2\""), std::string::npos) << repeated;
+  }
+  // A write whose precondition holds: 100 Continue, then the write.
+  raw_connection raw(server->port());
+  const std::string go_on = first_answer(raw, waiting("If-Match: \"2\"\r\n", 5));
+  ASSERT_EQ(go_on.rfind("HTTP/1.1 100 Continue", 0), 0u) << go_on;
+  const std::string written = first_answer(raw, "third");
+  EXPECT_EQ(written.rfind("HTTP/1.1 200", 0), 0u) << written;
+  EXPECT_NE(written.find("ETag: \"3\""), std::string::npos) << written;
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).body, "third");
+}
+
+TEST_P(ServerFaults, AnHttp10RequestIsNotSentAnHttp11Interim100Continue) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  // RFC 9110 §10.1.1: a server ignores a 100-continue expectation in an HTTP/1.0 request.
+  const std::string answer =
+      exchange(server->port(), "PUT /v1/slots/old HTTP/1.0\r\nHost: x\r\nAuthorization: Bearer " + token +
+                                   "\r\nIf-None-Match: *\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello");
+  EXPECT_EQ(answer.rfind("HTTP/1.0 201", 0), 0u) << answer;
+  EXPECT_EQ(answer.find("100 Continue"), std::string::npos) << answer;
+}
+
+// RFC 9110 §8.6: no Content-Length in a 204 or a 304 (before: Content-Length: 0).
+TEST_P(ServerFaults, NoContentAndNotModifiedAnswersGiveNoLength) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--cors-origin", "https://game.example"});
+  ASSERT_TRUE(server);
+  const std::string token = creds_.token(unique_player());
+  const std::string auth = "Authorization: Bearer " + token + "\r\n";
+  http_client c(server->port());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/s", {{"Authorization", "Bearer " + token}, {"If-None-Match", "*"}}, "x").status,
+            201);
+  const std::vector<std::pair<std::string, std::string>> bodiless = {
+      {"GET /v1/slots/s HTTP/1.1\r\nHost: x\r\n" + auth + "If-None-Match: \"1\"\r\n\r\n", "HTTP/1.1 304"},
+      {"OPTIONS /v1/slots/s HTTP/1.1\r\nHost: x\r\nOrigin: https://game.example\r\n"
+       "Access-Control-Request-Method: PUT\r\n\r\n",
+       "HTTP/1.1 204"},
+      {"DELETE /v1/slots/s HTTP/1.1\r\nHost: x\r\n" + auth + "If-Match: \"1\"\r\n\r\n", "HTTP/1.1 204"},
+  };
+  for (const auto& [request, status] : bodiless) {
+    const std::string answer = exchange(server->port(), request);
+    EXPECT_EQ(answer.rfind(status, 0), 0u) << answer;
+    EXPECT_EQ(answer.find("Content-Length"), std::string::npos) << answer;
+    EXPECT_EQ(answer.find("Transfer-Encoding"), std::string::npos) << answer;
+  }
+}
+
+// Answers made before a request is parsed — 400, 431 — or without reading it (the 503 past
+// --max-connections) carry Cache-Control: no-store and CORS as every other answer does: a
+// page can read them. Before, none had CORS and the 503 had no Cache-Control.
+TEST_P(ServerFaults, AnswersMadeBeforeARequestIsParsedCarryNoStoreAndCors) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--cors-origin", "https://game.example", "--max-header-bytes", "4096",
+                              "--max-connections", "2", "--header-timeout", "60"});
+  ASSERT_TRUE(server);
+  const std::string origin = "Origin: https://game.example\r\n";
+  for (const auto& [request, status] : std::vector<std::pair<std::string, std::string>>{
+           {"GET /healthz HTTP/1.1\r\nHost: x\r\n" + origin + "X-Big: " + std::string(8000, 'h') + "\r\n\r\n",
+            "HTTP/1.1 431"},
+           {"GET /healthz HTTP/1.1\r\nHost: x\r\n" + origin + "Bad Header\r\n\r\n", "HTTP/1.1 400"},
+           {"GET /healthz HTTP/1.1\r\nHost: x\r\n" + origin + "X-Folded: a\r\n b\r\n\r\n", "HTTP/1.1 400"},
+       }) {
+    const std::string answer = exchange(server->port(), request);
+    EXPECT_EQ(answer.rfind(status, 0), 0u) << answer;
+    EXPECT_NE(answer.find("Cache-Control: no-store"), std::string::npos) << answer;
+    EXPECT_NE(answer.find("Access-Control-Allow-Origin: https://game.example"), std::string::npos) << answer;
+  }
+  // Two connections that send nothing fill the server: a third is told to come back, once
+  // the two are taken in (the loop waits for that, a bounded while).
+  raw_connection a(server->port()), b(server->port());
+  ASSERT_TRUE(a.connected() && b.connected());
+  std::string crowded;
+  for (int i = 0; i < 100 && crowded.rfind("HTTP/1.1 503", 0) != 0; ++i) {
+    if (i > 0) std::this_thread::sleep_for(100ms);
+    crowded = exchange(server->port(), "GET /healthz HTTP/1.1\r\nHost: x\r\n" + origin + "\r\n");
+  }
+  ASSERT_EQ(crowded.rfind("HTTP/1.1 503", 0), 0u) << crowded;
+  EXPECT_NE(crowded.find("Cache-Control: no-store"), std::string::npos) << crowded;
+  EXPECT_NE(crowded.find("Access-Control-Allow-Origin: *"), std::string::npos) << crowded;
+  EXPECT_NE(crowded.find("Retry-After: 1"), std::string::npos) << crowded;
+}
+
+// A connection that sends nothing (or half its headers) has no request in flight: a stop
+// closes it at once. Before, each held every SIGTERM for --header-timeout.
+TEST_P(ServerFaults, ASilentConnectionDoesNotHoldUpAStop) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the HTTP layer";
+  auto server = start_server({"--header-timeout", "60", "--shutdown-timeout", "60"});
+  ASSERT_TRUE(server);
+  raw_connection silent(server->port()), half(server->port());
+  ASSERT_TRUE(silent.connected() && half.connected());
+  ASSERT_TRUE(half.send("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+  // Both taken in: the server counts them (and the connection asking).
+  http_client c(server->port());
+  bool counted = false;
+  for (int i = 0; i < 100 && !counted; ++i) {
+    if (i > 0) std::this_thread::sleep_for(100ms);
+    counted = c.request("GET", "/metrics").body.find("savekit_connections_open 3\n") != std::string::npos;
+  }
+  ASSERT_TRUE(counted) << c.request("GET", "/metrics").body;
+  c.close();
+  const auto stopping = std::chrono::steady_clock::now();
+  ::kill(server->pid(), SIGTERM);
+  EXPECT_TRUE(silent.closed_within(15s)) << "a connection that sent nothing is closed by the stop";
+  EXPECT_TRUE(half.closed_within(15s)) << "so is one that sent half its headers";
+  EXPECT_EQ(server->wait(40s), 0) << server->log();
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, 30s) << "not --header-timeout (60 s) later";
+}
+
+// A launcher or cron may start the server with standard output and error closed: the files
+// it opens next would take descriptors 1 and 2 (with PostgreSQL and standard error closed,
+// a database connection became descriptor 2 and took every log line: 503s, and
+// "invalid frontend message type 123" in PostgreSQL's log).
+TEST_P(ServerFaults, StartedWithStandardOutputOrErrorClosedItServesAndKeepsItsDatabaseIntact) {
+  const std::string db = database();
+  const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
+  const std::vector<std::vector<int>> closings = {{1, 2}, {2}};
+  auto slot = [](std::size_t round, int i) { return "/v1/slots/r" + std::to_string(round) + "-" + std::to_string(i); };
+  for (std::size_t round = 0; round < closings.size(); ++round) {
+    auto server = start_server_with({.closed_descriptors = closings[round]}, {"--rate", "0"}, db);
+    ASSERT_TRUE(server);
+    http_client c(server->port());
+    for (int i = 0; i < 10; ++i) {
+      EXPECT_EQ(c.request("PUT", slot(round, i), with(me, {{"If-None-Match", "*"}}), "save " + slot(round, i)).status,
+                201)
+          << "round " << round << ", write " << i;
+      EXPECT_EQ(c.request("GET", slot(round, i), me).body, "save " + slot(round, i));
+    }
+    EXPECT_EQ(server->stop(), 0);
+  }
+  // A server started as usual reads every save back.
+  auto again = start_server({}, db);
+  ASSERT_TRUE(again);
+  http_client c(again->port());
+  for (std::size_t round = 0; round < closings.size(); ++round)
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(c.request("GET", slot(round, i), me).body, "save " + slot(round, i));
+}
+
+// The process reading the server's standard error exits (a pipe to tee, a log shipper
+// restarting): the next log line met a pipe with no reader, and SIGPIPE killed the server.
+TEST_P(ServerFaults, ALogReaderThatExitsDoesNotStopTheServer) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "one backend is enough: this is the process";
+  // head reads the two lines of the start (database, listening), then exits.
+  auto server = start_server_with({.stderr_reader = {"/usr/bin/head", "-n", "2"}});
+  ASSERT_TRUE(server);
+  ASSERT_TRUE(server->reader_exited(30s)) << "head exits after the start's lines";
+  http_client c(server->port());
+  const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
+  for (int i = 0; i < 20; ++i)  // each request logs a line into the pipe
+    ASSERT_EQ(c.request("GET", "/healthz").status, 200) << "request " << i;
+  EXPECT_EQ(c.request("PUT", "/v1/slots/s", with(me, {{"If-None-Match", "*"}}), "x").status, 201);
+  EXPECT_EQ(c.request("GET", "/v1/slots/s", me).body, "x");
+  EXPECT_EQ(server->stop(), 0) << "stopped by the SIGTERM, not by a SIGPIPE (141)";
+}
+
+// SQLite: a full disk made /healthz 503 until some write succeeded, and a load balancer that
+// follows /healthz sends none. The check now tries a small write itself while writes fail.
+TEST_P(ServerFaults, HealthComesBackByItselfOnceAFullDiskHasRoomAgain) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "SQLite's files on this machine";
+  const std::string db = database();
+  // The log goes through cat: the file size limit below is the server's, not the log's.
+  auto server = start_server_with({.stderr_reader = {"/bin/cat"}}, {"--rate", "0"}, db);
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
+  ASSERT_EQ(c.request("PUT", "/v1/slots/before", with(me, {{"If-None-Match", "*"}}), "kept").status, 201);
+  // The disk is full: the server may write no byte past what its write-ahead log holds now
+  // (RLIMIT_FSIZE: such a write fails, EFBIG, as one fails with ENOSPC on a full disk).
+  rlimit unlimited{}, full{};
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, nullptr, &unlimited), 0);
+  full.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(db.substr(7) + "-wal"));
+  full.rlim_max = unlimited.rlim_max;
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &full, nullptr), 0);
+  const std::string save(65536, 'd');
+  reply refused = c.request("PUT", "/v1/slots/during", with(me, {{"If-None-Match", "*"}}), save);
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  http_client probe(server->port());
+  auto health_becomes = [&](int status) {  // the monitor asks every second: a bounded wait for it
+    for (int i = 0; i < 300; ++i) {
+      if (i > 0) std::this_thread::sleep_for(100ms);
+      if (probe.request("GET", "/healthz").status == status) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(health_becomes(503)) << "a full disk shows in /healthz";
+  // Room again, and no write comes.
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &unlimited, nullptr), 0);
+  EXPECT_TRUE(health_becomes(200)) << "health comes back without a write from outside";
+  EXPECT_EQ(c.request("PUT", "/v1/slots/during", with(me, {{"If-None-Match", "*"}}), save).status, 201);
+  EXPECT_EQ(c.request("GET", "/v1/slots/before", me).body, "kept");
+  EXPECT_EQ(c.request("GET", "/v1/slots/during", me).body, save);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ServerFaults, ::testing::ValuesIn(backends()), backend_name);

@@ -112,11 +112,24 @@ TEST(ServerRules, MetadataIsABase64urlJsonObject) {
   EXPECT_FALSE(decode_meta(encode_meta("{} {}"), 100));
   EXPECT_FALSE(decode_meta("e30=!", 100));
   EXPECT_TRUE(decode_meta("e30=", 100)) << "padded base64url is accepted";
-  std::string deep;
-  for (int i = 0; i < 40; ++i) deep += "{\"a\":";
-  deep += "1";
-  for (int i = 0; i < 40; ++i) deep += "}";
-  EXPECT_FALSE(decode_meta(encode_meta(deep), 1000)) << "nesting is bounded";
+  // Nesting is bounded: 32 levels, the object itself the first.
+  auto nested = [](int depth) {
+    std::string deep;
+    for (int i = 0; i < depth; ++i) deep += "{\"a\":";
+    deep += "1";
+    for (int i = 0; i < depth; ++i) deep += "}";
+    return deep;
+  };
+  EXPECT_TRUE(decode_meta(encode_meta(nested(32)), 1000));
+  EXPECT_FALSE(decode_meta(encode_meta(nested(33)), 1000)) << "nesting is bounded";
+  // The client's bytes, as spelled: re-spelled, 1E15 grew to 1000000000000000.0.
+  EXPECT_EQ(*decode_meta(encode_meta(" {\"n\" : [1E15, 1.50]}\n"), 100), " {\"n\" : [1E15, 1.50]}\n");
+  EXPECT_EQ(compact_meta(" {\"n\" : [1, \"x\"]}\n"), "{\"n\":[1,\"x\"]}");
+  // A key twice in one object is refused, however it is spelled; in two objects it is two keys.
+  EXPECT_EQ(decode_meta(encode_meta(R"({"a":1,"a":2})"), 100).error().code(), savekit::errc::invalid_value);
+  EXPECT_EQ(decode_meta(encode_meta(R"({"b":[{"a":1,"\u0061":2}]})"), 100).error().code(),
+            savekit::errc::invalid_value);
+  EXPECT_TRUE(decode_meta(encode_meta(R"({"a\"":{"a\"":1},"b":["\"a\":",{"a":2}]})"), 100));
   EXPECT_TRUE(check_write_id("a-Z_0.9~"));
   EXPECT_FALSE(check_write_id(""));
   EXPECT_FALSE(check_write_id(std::string(65, 'w')));
