@@ -61,6 +61,7 @@ status guarded(const char* what, Work&& work) noexcept {
     return error{errc::io_error, 0, std::string{what} + " failed: an exception that is not a std::exception"};
   }
 #else
+  (void)what;  // nothing is thrown without exceptions
   return std::forward<Work>(work)();
 #endif
 }
