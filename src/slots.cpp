@@ -253,7 +253,7 @@ struct slots::state {
     if (std::optional<std::string> name = detail::slot_name_of_base(base)) return *name;
     for (std::uint64_t g : files.damaged) {
       result<inspected> r = inspect(base, g, sections::head, {}, slot_file_kind::damaged);
-      if (r && !r->name.empty() && detail::slot_file_base(r->name) == base) return r->name;
+      if (r && slots::check_name(r->name) && detail::slot_file_base(r->name) == base) return r->name;
     }
     return base;
   }
@@ -279,7 +279,19 @@ struct slots::state {
 
   // The newest generation of the slot that passes the checks of the sections asked for;
   // damaged ones met on the way are set aside and reported.
+  // A read-only reader beside the game may list a generation the game then prunes: when
+  // every generation it listed is gone, it looks again (a few times: the game writes a
+  // newer one before it prunes, so the second look finds it).
   result<found_generation> newest_intact(std::string_view name, sections asked, read_report* report) {
+    for (int look = 1;; ++look) {
+      bool pruned_meanwhile = false;
+      result<found_generation> found = newest_intact_once(name, asked, report, pruned_meanwhile);
+      if (found || found.error().code() != errc::not_found || !pruned_meanwhile || look == 5) return found;
+    }
+  }
+
+  result<found_generation> newest_intact_once(std::string_view name, sections asked, read_report* report,
+                                              bool& pruned_meanwhile) {
     found_generation found;
     found.base = detail::slot_file_base(name);
     result<slot_files> files = scan_slot(name, found.base);
@@ -289,7 +301,10 @@ struct slots::state {
     for (std::uint64_t g : found.files.generations) {
       result<inspected> r = inspect(found.base, g, asked, name);
       if (!r) {
-        if (not_a_generation(r.error())) continue;
+        if (not_a_generation(r.error())) {
+          pruned_meanwhile = pruned_meanwhile || r.error().code() == errc::not_found;
+          continue;
+        }
         return std::move(r).error();
       }
       if (r->other_name) continue;
@@ -709,7 +724,13 @@ result<slots> slots::open(const std::string& given, slots_options options, std::
       if (status synced = fs.sync_directory(parent); !synced) return std::move(synced).error();
     }
   }
-  result<std::string> resolved = fs.resolve(path);
+  // resolve() names a file in a folder; a path that ends in "." or ".." (`savekit slots
+  // list .`) names no file in its folder: the folder is found through a name inside it.
+  const std::string last = path.substr(path.find_last_of('/') + 1);
+  result<std::string> resolved =
+      last == "." || last == ".." ? fs.resolve(path + "/.savekit-slots.lock") : fs.resolve(path);
+  if (resolved && (last == "." || last == "..")) resolved->erase(resolved->find_last_of('/'));
+  if (resolved && resolved->empty()) *resolved = "/";
   if (!resolved) return std::move(resolved).error();
   result<file_system::file_info> info = fs.stat(*resolved);
   if (!info) return std::move(info).error();
@@ -923,8 +944,10 @@ result<std::vector<slot_info>> slots::list() {
         continue;
       }
       // A file whose header names a slot that maps elsewhere is not this base's (copied
-      // in by hand, say): the slot it names is listed from its own files.
-      if (listed.count(r->name) || detail::slot_file_base(r->name) != base) continue;
+      // in by hand, say): the slot it names is listed from its own files. One that names
+      // no valid slot (planted: a bidirectional override in a hashed name) is no slot's: it
+      // could be neither read nor removed from the menu.
+      if (listed.count(r->name) || detail::slot_file_base(r->name) != base || !slots::check_name(r->name)) continue;
       listed[r->name] = true;
       slot_info entry;
       static_cast<generation_info&>(entry) = info_of(*r);

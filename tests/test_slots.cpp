@@ -1054,3 +1054,60 @@ TEST_F(Slots, ANewGenerationKeepsThePermissionsOfTheSlotsFiles) {
   EXPECT_EQ(*s.read<SaveGame>("renamed"), game(2));
 }
 #endif
+
+// Issue 40, 9: slots::open(".") (and `savekit slots list .`) was refused as "not a store
+// file": the folder was resolved as if it named a file.
+#if !defined(__EMSCRIPTEN__)
+TEST_F(Slots, TheFolderMayBeNamedDotOrDotDot) {
+  {
+    savekit::slots s = open();
+    ASSERT_TRUE(s.write("slot1", game(1)));
+  }
+  fs::create_directories(folder() / "inner");
+  const fs::path before = fs::current_path();
+  fs::current_path(folder());
+  auto here = savekit::slots::open(".", {.read_only = true});
+  fs::current_path(folder() / "inner");
+  auto parent = savekit::slots::open("..", {.read_only = true});
+  auto dotted = savekit::slots::open("../.", {.read_only = true});
+  fs::current_path(before);
+  for (auto* s : {&here, &parent, &dotted}) {
+    ASSERT_TRUE(*s) << s->error().to_string();
+    EXPECT_EQ((*s)->path(), fs::canonical(folder()).string());
+    EXPECT_EQ(*(*s)->read<SaveGame>("slot1"), game(1));
+  }
+}
+#endif
+
+// Issue 40, 9: a read-only reader beside the game was told an existing slot does not exist
+// when every generation it had listed was pruned before it read them (the game wrote a
+// newer one in between).
+TEST(SlotFaults, AReaderBesideTheGameFindsASlotWhoseListedGenerationsWerePruned) {
+  test_support::fault_fs disk;
+  auto game_slots = savekit::slots::open("/saves", {.keep_generations = 1, .fs = &disk});
+  ASSERT_TRUE(game_slots);
+  ASSERT_TRUE(game_slots->write("slot1", game(1)));
+  auto reader = savekit::slots::open("/saves", {.read_only = true, .fs = &disk});
+  ASSERT_TRUE(reader);
+  disk.before_next_open = [&](const std::string&) { ASSERT_TRUE(game_slots->write("slot1", game(2))); };
+  auto read = reader->read<SaveGame>("slot1");
+  ASSERT_TRUE(read) << read.error().to_string();
+  EXPECT_EQ(*read, game(2));
+}
+
+// Issue 40, 9: a planted file under a long (hashed) name put a name that check_name refuses
+// (here with U+202E, a right-to-left override) into the load menu, where it could be
+// neither read nor removed.
+TEST_F(Slots, AFileNamingASlotThatCannotExistIsNotInTheMenu) {
+  savekit::slots s = open();
+  ASSERT_TRUE(s.write("real", game(1)));
+  for (const std::string& bad : {std::string(60, 'L') + "\xE2\x80\xAE" + "evil", std::string{"\xE2\x80\xAE"
+                                                                                             "x"}}) {
+    ASSERT_FALSE(savekit::slots::check_name(bad));
+    plant(folder() / (savekit::detail::slot_file_base(bad) + ".1.slot"), forged(bad, 1, 84, game(9)));
+  }
+  auto menu = s.list();
+  ASSERT_TRUE(menu) << menu.error().to_string();
+  for (const auto& entry : *menu) EXPECT_TRUE(savekit::slots::check_name(entry.name)) << entry.name;
+  EXPECT_EQ(menu->size(), 1u);
+}

@@ -289,6 +289,8 @@ if [ -n "$example_slots" ]; then
   mkdir plain-folder
   check "verify on a folder that holds no slots" 1 '^$' -- "$savekit" verify plain-folder
   stderr_has "says it is not a slots folder" 'not a slots folder'
+  check "slots list . in the folder" 0 '^slot1 ' -- sh -c "cd saves && '$savekit' slots list ."
+  check "verify . in the folder" 4 'slot1: recoverable' -- sh -c "cd saves && '$savekit' verify ."
   check "slots restore on a mistyped folder" 1 '^$' -- "$savekit" slots restore typo/saves slot1 1
   check "creates nothing" 1 '^$' -- test -e typo
   if [ -n "$forge_slots" ]; then

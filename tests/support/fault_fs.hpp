@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "savekit/file_backend.hpp"
@@ -91,8 +93,13 @@ class fault_fs final : public savekit::file_system {
     names_[path] = durable_names_[path] = id;
   }
 
+  // Runs once, at the next open(), before it (another program acting between a reader's
+  // listing and its reading, say).
+  std::function<void(const std::string& path)> before_next_open;
+
   // ---- savekit::file_system ----
   savekit::result<int> open(const std::string& path, open_mode mode, std::uint32_t permissions) override {
+    if (before_next_open) std::exchange(before_next_open, nullptr)(path);
     if (fault f = step(); f != fault::none) return injected(f);
     auto it = names_.find(path);
     int id;
