@@ -2,6 +2,7 @@
 #include "background_worker.hpp"
 
 #include <atomic>
+#include <system_error>
 
 namespace savekit::detail {
 
@@ -27,8 +28,17 @@ bool background_worker::post(std::function<void()> task) {
   if (c.stopping && !c.running) return false;  // invariant 4
   c.tasks.push_back(std::move(task));
   if (!c.running) {  // the first post (the thread ends only once stopping)
-    c.running = true;
+#if defined(__cpp_exceptions)
+    try {  // (it waits for this lock before it looks at the queue)
+      c.thread = std::thread(run, control_);
+    } catch (const std::system_error&) {  // no thread to be had (EAGAIN): the caller is told
+      c.tasks.pop_back();
+      return false;
+    }
+#else
     c.thread = std::thread(run, control_);
+#endif
+    c.running = true;
     c.thread_id = c.thread.get_id();
   }
   c.changed.notify_all();

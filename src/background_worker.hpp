@@ -38,7 +38,8 @@ class background_worker {
   background_worker& operator=(const background_worker&) = delete;
   ~background_worker();  // stop()
 
-  // Queues task (invariant 1), starting the thread if needed; false once stopped and ended.
+  // Queues task (invariant 1), starting the thread if needed; false (task dropped) once
+  // stopped and ended, or when no thread can be started.
   bool post(std::function<void()> task);
   void stop();  // invariant 3
   bool on_worker() const;

@@ -490,7 +490,10 @@ class slot_sealer final : public payload_sealer {
                              std::string_view binding) const override {
     return savekit::unseal(sealed, &keys_, {slot, schema_version, player_, binding}, open_);
   }
-  bool authenticates() const override { return options_.protection != seal_protection::none; }
+  // What it opens, not what it seals: a sealer that accepts less than a MAC proves nothing.
+  bool authenticates() const override {
+    return options_.protection != seal_protection::none && open_.minimum_protection != seal_protection::none;
+  }
 
  private:
   keyring keys_;

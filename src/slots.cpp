@@ -439,8 +439,10 @@ struct slots::state {
   std::int64_t next_saved_at() { return last_saved_at_us = std::max(now_us(), last_saved_at_us + 1); }
 
   // Writes the slot's next generation, stamped now. Caller holds folder_mutex.
+  // like_if_new: the file whose permissions a slot with no generation yet takes (a copy's source).
   status write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
-                              std::string_view thumbnail, std::string_view payload) {
+                              std::string_view thumbnail, std::string_view payload,
+                              const std::string& like_if_new = {}) {
     const std::string base = detail::slot_file_base(name);
     // Past every number the base has used, other names' sharing a hashed base included.
     result<std::map<std::string, slot_files>> all = scan();
@@ -452,9 +454,8 @@ struct slots::state {
     header.generation = highest + 1;
     header.saved_at_us = next_saved_at();
     const slot_files& files = (*all)[base];
-    const std::string like = files.generations.empty()
-                                 ? std::string{}
-                                 : path_of(base, files.generations.front(), slot_file_kind::generation);
+    const std::string like =
+        files.generations.empty() ? like_if_new : path_of(base, files.generations.front(), slot_file_kind::generation);
     if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like); !written)
       return written;
     prune(name, base);
@@ -813,7 +814,8 @@ void slots::queue_write(std::string_view name, snapshot save, std::function<void
   });
   return;
 #endif
-  std::lock_guard lock(s.queue_mutex);
+  std::vector<std::function<void(status)>> refused;
+  std::unique_lock lock(s.queue_mutex);
   auto waiting = std::find_if(s.queue.begin(), s.queue.end(), [&](const auto& q) { return q.name == name; });
   if (waiting != s.queue.end()) {  // superseded: the newer snapshot takes its place
     waiting->save = std::move(save);
@@ -822,14 +824,16 @@ void slots::queue_write(std::string_view name, snapshot save, std::function<void
     state::queued_write q{std::string{name}, std::move(save), {}};
     q.done.push_back(std::move(done));
     s.queue.push_back(std::move(q));
-    if (!s.worker.post([keep = state_] { keep->write_next(); })) {  // closing: cannot happen while the slots are open
-      state::queued_write refused = std::move(s.queue.back());
+    if (!s.worker.post([keep = state_] { keep->write_next(); })) {  // no thread could be started
+      refused = std::move(s.queue.back().done);
       s.queue.pop_back();
-      for (auto& d : refused.done)
-        s.completed.emplace_back(std::move(d), error{errc::io_error, 0, "the slots are closed"});
     }
   }
   s.queue_changed.notify_all();
+  lock.unlock();
+  if (!refused.empty())
+    s.deliver(std::move(refused),
+              error{errc::io_error, 0, quoted(name) + " was not saved: no thread could be started to write it"});
 }
 
 status slots::flush() {
@@ -1049,7 +1053,8 @@ status slots::copy(std::string_view from, std::string_view to) {
   header.restored_from = 0;
   result<std::string> payload = s.sealed_for(f, f.payload, from, to);
   if (!payload) return std::move(payload).error();
-  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, *payload);
+  return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, *payload,
+                                s.path_of(found->base, f.header.generation, slot_file_kind::generation));
 }
 
 status slots::restore(std::string_view name, std::uint64_t generation) {
@@ -1101,6 +1106,10 @@ status slots::rename(std::string_view from, std::string_view to) {
   // times; the same payloads, unless sealed again for the new name), and `from` missing its
   // oldest ones (removed oldest first). Then the rename goes on; anything else is another slot.
   bool resuming = !target->generations.empty() && target->damaged.empty();
+  // The first copy is `from`'s newest and its removal comes last: while `from` keeps any
+  // generation, `to`'s newest is that one (else `to` is another slot, whose older numbers
+  // would pass for removed ones).
+  if (resuming && !source->generations.empty()) resuming = target->generations.front() == source->generations.front();
   const std::uint64_t oldest_left =
       source->generations.empty() ? std::numeric_limits<std::uint64_t>::max() : source->generations.back();
   for (std::uint64_t g : target->generations) {

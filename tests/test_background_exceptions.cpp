@@ -26,6 +26,11 @@ std::thread::id test_thread;
 constexpr std::size_t large = 1 << 20;
 }  // namespace
 
+// (malloc and free behind new and delete: g++ -O3 sees the pair once inlined, and warns.)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t size) {
   if (size >= large && starve_other_threads && std::this_thread::get_id() != test_thread) throw std::bad_alloc();
   if (void* p = std::malloc(size ? size : 1)) return p;
@@ -33,6 +38,9 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace {
 

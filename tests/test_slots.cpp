@@ -1111,3 +1111,16 @@ TEST_F(Slots, AFileNamingASlotThatCannotExistIsNotInTheMenu) {
   for (const auto& entry : *menu) EXPECT_TRUE(savekit::slots::check_name(entry.name)) << entry.name;
   EXPECT_EQ(menu->size(), 1u);
 }
+
+// From the review of issue 40's rename fix: a slot whose generation numbers are all below
+// the source's oldest was taken for an interrupted rename and merged (its saves then pruned).
+TEST_F(Slots, ARenameNeverMergesIntoAnotherSlotWithOlderNumbers) {
+  savekit::slots s = open();
+  for (int i = 1; i <= 2; ++i) ASSERT_TRUE(s.write("b", game(100 + i)));
+  for (int i = 1; i <= 6; ++i) ASSERT_TRUE(s.write("a", game(i)));
+  auto merged = s.rename("a", "b");
+  ASSERT_FALSE(merged);
+  EXPECT_EQ(merged.error().code(), errc::already_exists);
+  EXPECT_EQ(*s.read<SaveGame>("b"), game(102));
+  EXPECT_EQ(*s.read<SaveGame>("a"), game(6));
+}

@@ -86,6 +86,9 @@ savekit::status write_file(const std::string& given, std::string_view content) {
   if (fd < 0) return io_failure("cannot create " + temporary, errno);
   int code = write_all(fd);
   if (code == 0 && exists && ::fchmod(fd, existing.st_mode & 07777) != 0) code = errno;
+  // The owner too, where the process may (root rewriting a game's key file must not take it
+  // from the game); anyone else keeps the file as it is.
+  if (code == 0 && exists) (void)!::fchown(fd, existing.st_uid, existing.st_gid);
   if (code == 0 && ::fsync(fd) != 0) code = errno;
   if (::close(fd) != 0 && code == 0) code = errno;
   if (code == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) code = errno;
@@ -107,10 +110,10 @@ savekit::status create_private_file(const std::string& path, std::string_view co
   struct stat existing {};
   if (::lstat(path.c_str(), &existing) == 0)
     return savekit::error{savekit::errc::already_exists, 0, path + " exists: it is never replaced"};
-  const std::string temporary = path + ".savekit-tmp";
-  ::unlink(temporary.c_str());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return io_failure("cannot create " + temporary, errno);
+  // A name of its own (two keygens at once must not link each other's half-written file).
+  std::string temporary = path + ".savekit-tmp-XXXXXX";
+  int fd = ::mkstemp(temporary.data());  // 0600
+  if (fd < 0) return io_failure("cannot create a file beside " + path, errno);
   int code = 0;
   for (std::string_view left = content; code == 0 && !left.empty();) {
     ssize_t n = ::write(fd, left.data(), left.size());

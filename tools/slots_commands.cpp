@@ -264,12 +264,13 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
       } else if (auto read = s->read_generation(slot.name, g.generation); !read) {
         auto c = read.error().code();
         checked = {g.generation,
-                   c == savekit::errc::damaged                 ? "damaged"
-                   : c == savekit::errc::unsupported_version   ? "newer format"
-                   : c == savekit::errc::tampered && !g.sealed ? "not sealed"  // anyone could have written it
-                   : c == savekit::errc::tampered              ? "tampered"
-                   : c == savekit::errc::key_not_held          ? "sealed"
-                                                               : "unreadable",
+                   c == savekit::errc::damaged                     ? "damaged"
+                   : c == savekit::errc::unsupported_version       ? "newer format"
+                   : c == savekit::errc::tampered && !g.sealed     ? "not sealed"  // anyone could have written it
+                   : c == savekit::errc::tampered                  ? "tampered"
+                   : c == savekit::errc::key_not_held && with_keys ? "not opened"  // the keys given do not open it
+                   : c == savekit::errc::key_not_held              ? "sealed"
+                                                                   : "unreadable",
                    c == savekit::errc::key_not_held && !with_keys
                        ? "its checksums are intact; the seal itself is checked only with the keys (--key-file)"
                        : read.error().message()};
@@ -288,7 +289,8 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
       any_intact |= checked.verdict == "intact" || checked.verdict == "sealed";
       any_damaged |= checked.verdict == "damaged" || checked.verdict == "unreadable";
       any_newer |= checked.verdict == "newer format";
-      any_tampered |= checked.verdict == "tampered" || checked.verdict == "not sealed";
+      any_tampered |=
+          checked.verdict == "tampered" || checked.verdict == "not sealed" || checked.verdict == "not opened";
       v.generations.push_back(std::move(checked));
     }
     if (slot.damaged && v.generations.empty()) any_damaged = true;

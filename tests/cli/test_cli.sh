@@ -399,6 +399,8 @@ if "$savekit" --help | grep -q '^  seal'; then
     check "verify --key-file reports an unsealed generation" 7 'plain: tampered' -- "$savekit" verify sealed-folder --key-file slots.key
     check "and says why" 7 'generation 1: not sealed' -- "$savekit" verify sealed-folder --key-file slots.key
     check "verify: another key finds the seals broken" 7 'sealed: tampered' -- "$savekit" verify sealed-folder --key-file old.key
+    printf '9 %s\n' "$(printf 'C%.0s' $(seq 32) | base64 -w0)" >other-id.key
+    check "verify: keys that open none of them is no pass" 7 'generation 2: not opened' -- "$savekit" verify sealed-folder --key-file other-id.key
     check "verify: and names the generation" 7 'generation 2: tampered' -- "$savekit" verify sealed-folder --key-file old.key
     check "verify: sealed for another player" 7 'slots folder, 2 slots: tampered' -- "$savekit" verify sealed-folder --key-file slots.key --player p2
     check "slots show --key-file opens the payload" 0 '"payload":\{"name":"Ayla","level":12' -- "$savekit" slots show sealed-folder sealed --key-file slots.key

@@ -23,7 +23,7 @@ namespace test_support {
 struct killed_child {
   std::vector<std::byte> acknowledgements;  // every byte the child wrote to its pipe, in order
   bool acknowledged_before_kill = false;    // the child's first acknowledgement arrived
-  bool killed = false;                      // false: the child stopped by itself (exit_code says how)
+  bool killed = false;  // by the parent's SIGKILL; false: it stopped by itself (a crash, or exit_code says how)
   int exit_code = 0;
 };
 
@@ -70,7 +70,7 @@ killed_child run_then_kill(Work work, std::size_t ack_size, std::chrono::microse
   while (read_some(0) == got::data) {
   }
   ::close(read_fd);
-  out.killed = WIFSIGNALED(wait_status);
+  out.killed = WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL;  // not a crash of its own
   out.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 0;
   return out;
 }

@@ -53,8 +53,32 @@ inline step wait_ms(int milliseconds) {
   };
 }
 
+// Waits for an observed event, not for a time: polls `happened` every 20 ms and goes on once
+// it holds. A bound (60 s: a hang, not a slow machine) ends the wait as a failed check.
+struct polling {
+  std::function<bool()> happened;
+  next_fn next;
+  const char* what;
+  int line;
+  double give_up_at;
+};
+inline void poll_once(void* argument) {
+  auto* self = static_cast<polling*>(argument);
+  const bool done = self->happened();
+  if (!done && emscripten_get_now() < self->give_up_at) return emscripten_async_call(poll_once, self, 20);
+  std::unique_ptr<polling> owned(self);
+  if (!done) check(false, owned->what, owned->line);
+  owned->next();
+}
+inline step wait_until(std::function<bool()> happened, const char* what, int line) {
+  return [happened = std::move(happened), what, line](next_fn next) {
+    poll_once(new polling{happened, std::move(next), what, line, emscripten_get_now() + 60000});
+  };
+}
+
 }  // namespace page_test
 
+#define WAIT_UNTIL(condition) page_test::wait_until([=] { return static_cast<bool>(condition); }, #condition, __LINE__)
 #define CHECK(condition) page_test::check(static_cast<bool>(condition), #condition, __LINE__)
 #define CHECK_EQ(a, b) page_test::check((a) == (b), #a " == " #b, __LINE__)
 

@@ -36,13 +36,6 @@ namespace {
 
 using namespace page_test;
 
-step act_without_folder(std::function<void()> body) {
-  return [body](next_fn next) {
-    body();
-    next();
-  };
-}
-
 struct Hero {
   std::string name;
   int level = 1;
@@ -309,7 +302,7 @@ test_case closing_with_a_transaction_in_flight_still_reports() {
              next();
            },
            wait_ms(0),  // the transaction is sent, not completed
-           close_folder(), wait_ms(500),
+           close_folder(), WAIT_UNTIL(*written != 0 && *durable_calls != 0),
            [written, durable_calls](next_fn next) {
              CHECK_EQ(*written, 1);
              CHECK_EQ(*durable_calls, 1);
@@ -327,8 +320,8 @@ test_case a_failed_write_back_after_a_deletion_is_retried() {
              delete_slots_elsewhere("pulled");
              next();
            },
-           wait_ms(1000), act([] { CHECK(!folder->flush()); }),  // the failed write-back, reported
-           write_hero("b", hero_of(2), {}),                      // goes with the write-back, again
+           WAIT_UNTIL(!folder->flush()),     // the failed write-back, reported (flush takes failures only)
+           write_hero("b", hero_of(2), {}),  // goes with the write-back, again
            durable(), close_folder(), open_folder("pulled"), act([] {
              CHECK(folder->read<Hero>("a").value_or(Hero{}) == hero_of(1));
              CHECK(folder->read<Hero>("b").value_or(Hero{}) == hero_of(2));
@@ -363,7 +356,7 @@ test_case records_that_are_not_bytes_are_left_alone() {
              plant_strings("planted");
              next();
            },
-           wait_ms(300), act_without_folder([] { CHECK(strings_planted()); }), open_folder("planted"), act([] {
+           WAIT_UNTIL(strings_planted()), open_folder("planted"), act([] {
              CHECK(folder->list().value_or(std::vector<savekit::slot_info>{1}).empty());
              CHECK_EQ(folder->read<Hero>("a").error().code(), savekit::errc::not_found);
            }),
