@@ -5,36 +5,10 @@
 #include <savekit/slots.hpp>
 
 #include "../support/fault_fs.hpp"
-#include "crc32c.hpp"
 #include "fuzz_common.hpp"
-#include "little_endian.hpp"
 #include "seed_types.hpp"
+#include "slot_checksums.hpp"
 #include "slot_format.hpp"
-
-namespace {
-
-// With the first byte odd, the rest gets valid checksums wherever its sizes allow, so
-// that the fuzzer gets past them to the sizes, the metadata and the payload.
-std::string with_checksums(std::string file) {
-  using namespace savekit::detail;
-  if (file.size() < slot_header_size) return file;
-  auto put = [&](std::size_t at, std::uint32_t v) {
-    std::string le;
-    put_u32(le, v);
-    file.replace(at, 4, le);
-  };
-  const std::uint64_t name = get_u32(file.data() + 48), meta = get_u32(file.data() + 52);
-  const std::uint64_t thumbnail = get_u32(file.data() + 56), payload = get_u64(file.data() + 60);
-  const std::uint64_t size = file.size() - slot_header_size;
-  if (name + meta <= size) put(68, crc32c(file.data() + slot_header_size, name + meta));
-  if (name + meta + thumbnail <= size) put(72, crc32c(file.data() + slot_header_size + name + meta, thumbnail));
-  if (payload <= size && name + meta + thumbnail + payload == size)
-    put(76, crc32c(file.data() + slot_header_size + name + meta + thumbnail, payload));
-  put(80, crc32c(file.data(), 80));
-  return file;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   test_support::fault_fs fs;
@@ -45,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(s->write("slot1", first, {.title = "first"}));
   }
   std::string file(fuzz::as_text(data, size));
-  if (!file.empty() && (file[0] & 1)) file = with_checksums(file.substr(1));
+  if (!file.empty() && (file[0] & 1)) file = fuzz::with_checksums(file.substr(1));
   fs.plant("/saves/s-slot1.2.slot", file);
   auto s = savekit::slots::open("/saves", {.fs = &fs});
   FUZZ_CHECK(s);
