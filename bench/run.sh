@@ -10,6 +10,7 @@
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
 #   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
+#   bench/run.sh browser-soak                over a gigabyte of slots in Chromium's IndexedDB, opened again
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,14 @@ if [ "$name" = seal-wasm ]; then
   native_and_wasm seal-wasm seal_wasm seal_costs seal_costs_node bench/seal_costs.cpp 5 \
     "Sealing natively and as WebAssembly"
   python3 scripts/embed_results.py README.md seal-wasm-bench bench/results/seal_wasm.md && echo "updated README.md"
+  exit 0
+fi
+if [ "$name" = browser-soak ]; then
+  # Over a gigabyte of acknowledged slots in Chromium's IndexedDB, opened again in a fresh
+  # page (tests/web/run_browser_tests.mjs, 'a gigabyte'): minutes, and a gigabyte of disk.
+  scripts/test.sh wasm
+  SAVEKIT_BROWSER_LONG=1 SAVEKIT_BROWSER_TEST='a gigabyte' NODE_PATH=/usr/share/nodejs \
+    node tests/web/run_browser_tests.mjs build/wasm
   exit 0
 fi
 if [ "$name" = wasm-gap ]; then

@@ -3,11 +3,16 @@
 
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 // Implemented in savekit_indexeddb.js.
 extern "C" {
-void savekit_idb_open(const char* database, int request, int request_persistence, int exclusive, int wait_for_lock);
+void savekit_idb_open(const char* database, int request, int request_persistence, int exclusive, int wait_for_lock,
+                      int keep_here);
+std::uint32_t savekit_idb_blob_keep(const char* data, std::size_t size);
+void savekit_idb_blob_read(std::uint32_t id, double offset, std::size_t n, char* out);
+void savekit_idb_blob_release(std::uint32_t id);
 void savekit_idb_autosave(int connection, int milliseconds);
 int savekit_idb_is_reconnecting(int connection);
 void savekit_idb_commit(int connection, int request, const std::uint8_t* data, std::size_t size);
@@ -20,7 +25,7 @@ namespace savekit::web::detail {
 namespace {
 
 // What the JavaScript half reports; mirrors SAVEKIT_IDB.kind in savekit_indexeddb.js.
-enum class outcome_kind : int { ok = 0, unavailable = 1, full = 2, io = 3, locked = 4, newer_format = 5 };
+enum class outcome_kind : int { ok = 0, unavailable = 1, full = 2, io = 3, locked = 4, newer_format = 5, lost = 6 };
 
 status to_status(int kind, const char* message) {
   std::string text = message ? message : "";
@@ -35,6 +40,8 @@ status to_status(int kind, const char* message) {
       return error{errc::locked, 0, text};
     case outcome_kind::newer_format:
       return error{errc::unsupported_version, 0, text};
+    case outcome_kind::lost:
+      return error{errc::store_replaced, 0, text};
     case outcome_kind::io:
       break;
   }
@@ -78,11 +85,11 @@ connection_owner* owner_of(int connection) {
 }  // namespace
 
 void open_database(const std::string& database, opened_fn done, bool request_persistence, bool exclusive,
-                   bool wait_for_lock) {
+                   bool wait_for_lock, bool keep_in_javascript) {
   registry& r = the_registry();
   int request = r.next_request++;
   r.opens.emplace(request, std::move(done));
-  savekit_idb_open(database.c_str(), request, request_persistence, exclusive, wait_for_lock);
+  savekit_idb_open(database.c_str(), request, request_persistence, exclusive, wait_for_lock, keep_in_javascript);
 }
 
 void delete_database(const std::string& database, std::function<void(status)> done) {
@@ -103,6 +110,30 @@ void close_connection(int connection) { savekit_idb_close(connection); }
 bool is_reconnecting(int connection) { return savekit_idb_is_reconnecting(connection) != 0; }
 void start_autosave(int connection, int milliseconds) { savekit_idb_autosave(connection, milliseconds); }
 void request_soon(int connection) { savekit_idb_soon(connection); }
+
+std::shared_ptr<const kept_bytes> kept_bytes::keep(std::string_view bytes) {
+  return std::make_shared<const kept_bytes>(savekit_idb_blob_keep(bytes.data(), bytes.size()), bytes.size());
+}
+kept_bytes::~kept_bytes() { savekit_idb_blob_release(id_); }
+std::string kept_bytes::read(std::uint64_t offset, std::size_t n) const {
+  if (offset >= size_) return {};
+  n = static_cast<std::size_t>(std::min<std::uint64_t>(n, size_ - offset));
+  std::string out(n, '\0');
+  if (n) savekit_idb_blob_read(id_, static_cast<double>(offset), n, out.data());
+  return out;
+}
+
+change_writer::change_writer(bool clear_all, std::size_t expected_records) {
+  buffer_.push_back(clear_all ? 1 : 0);
+  put_u32(buffer_, expected_records);
+}
+
+void change_writer::put(std::string_view key, const kept_bytes& record) {
+  buffer_.push_back(3);
+  put_u32(buffer_, key.size());
+  buffer_.append(key);
+  put_u32(buffer_, record.id());
+}
 
 void change_writer::put(std::string_view key, std::string_view record_prefix, std::string_view record) {
   buffer_.push_back(1);

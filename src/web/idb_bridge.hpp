@@ -3,11 +3,17 @@
 // database connections; the two talk through integer ids and byte buffers in a simple
 // length-prefixed layout (little-endian u32 lengths):
 //   loaded records ([u32 key size][key][u32 record size][record])*
-//   change set     [u8 clear_all] ([u8 op: 1 put, 2 delete][u32 key size][key]
-//                                  (put: [u32 record size][record]))*
+//                  (kept in JavaScript: the record is [u32 blob id][u32 size])
+//   change set     [u8 clear_all][u32 records expected after it]
+//                  ([u8 op: 1 put, 2 delete, 3 put kept bytes][u32 key size][key]
+//                   (put: [u32 record size][record]; put kept bytes: [u32 blob id]))*
+// A commit that finds fewer records than expected after its changes (other code deleted
+// some) completes, but reports errc::store_replaced: the owner then writes everything back.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -31,9 +37,10 @@ class connection_owner {
 };
 
 // Opened: connection (0 on failure), the loaded records, the outcome, the storage answer.
+// keep_in_javascript: the records' bytes stay in the JavaScript half (see kept_bytes).
 using opened_fn = std::function<void(int connection, std::string_view records, status opened, const storage_info&)>;
 void open_database(const std::string& database, opened_fn done, bool request_persistence, bool exclusive,
-                   bool wait_for_lock);
+                   bool wait_for_lock, bool keep_in_javascript = false);
 void delete_database(const std::string& database, std::function<void(status)> done);
 
 // Routes a connection's reconnect, autosave and soon calls to owner (nullptr: stops).
@@ -43,12 +50,34 @@ bool is_reconnecting(int connection);
 void start_autosave(int connection, int milliseconds);
 void request_soon(int connection);  // owner->soon() once the running JavaScript task ends
 
-// Builds a change set.
+// Bytes the JavaScript half keeps, outside the WebAssembly heap (whose 2 GB would otherwise
+// have to hold every kept generation of a slots folder, twice while opening): immutable,
+// released when the last reference goes. Reads copy into the heap.
+class kept_bytes {
+ public:
+  kept_bytes(std::uint32_t id, std::size_t size) : id_(id), size_(size) {}  // adopts id
+  static std::shared_ptr<const kept_bytes> keep(std::string_view bytes);
+  ~kept_bytes();
+  kept_bytes(const kept_bytes&) = delete;
+  kept_bytes& operator=(const kept_bytes&) = delete;
+
+  std::uint32_t id() const { return id_; }
+  std::size_t size() const { return size_; }
+  std::string read(std::uint64_t offset, std::size_t n) const;  // up to n bytes from offset
+
+ private:
+  std::uint32_t id_;
+  std::size_t size_;
+};
+
+// Builds a change set. expected_records: how many records the database holds after it, as
+// far as savekit knows (other code's records make it more, never fewer).
 class change_writer {
  public:
-  explicit change_writer(bool clear_all) { buffer_.push_back(clear_all ? 1 : 0); }
+  change_writer(bool clear_all, std::size_t expected_records);
   // A record of two parts (a prefs value's type byte, then its bytes), stored as one.
   void put(std::string_view key, std::string_view record_prefix, std::string_view record);
+  void put(std::string_view key, const kept_bytes& record);
   void erase(std::string_view key);
   const std::string& bytes() const { return buffer_; }
 

@@ -1,5 +1,9 @@
 // The IndexedDB prefs backend (savekit/indexeddb.hpp), over the bridge to the JavaScript
 // half (idb_bridge.hpp). A record per key: [u8 value_type][value bytes].
+//
+// Every commit tells the JavaScript half how many records the database holds after it
+// (sent_keys_); fewer — other code deleted some — fails it with errc::store_replaced, and
+// everything committed and in flight is written back before its caller hears the outcome.
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
@@ -32,6 +36,8 @@ registry& the_registry() {
 }
 
 class indexeddb_backend final : public backend, public detail::connection_owner {
+  struct owned_changes;
+
  public:
   indexeddb_backend(std::string name, int connection, loaded_state state, const indexeddb_options& options)
       : name_(std::move(name)), connection_(connection), state_(std::move(state)), options_(options) {
@@ -44,7 +50,7 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
     if (!options_.read_only && detail::is_reconnecting(connection_)) {
       committed_state everything = committed_;
       for (const auto& changes : in_flight_) changes->apply_to(everything);
-      send(write_all(everything), [](status) {});
+      send(write_all(everything), everything.size(), [](status) {});
     }
     the_registry().hidden_savers.erase(this);
     detail::set_owner(connection_, nullptr);
@@ -53,6 +59,7 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
 
   result<loaded_state> load() override {
     committed_ = state_.entries;
+    for (const auto& [key, value] : committed_) sent_keys_.insert(key);
     return std::move(state_);
   }
 
@@ -63,24 +70,20 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
     // the transaction completed (the change set's views die when this returns).
     auto applied = std::make_shared<owned_changes>(changes);
     in_flight_.push_back(applied);
-    send(changes, [this, alive = std::weak_ptr<int>(alive_), applied, done = std::move(done)](status outcome) {
-      if (!alive.expired()) {
-        if (outcome) applied->apply_to(committed_);
-        std::erase(in_flight_, applied);
-      }
-      done(std::move(outcome));
-    });
+    applied->apply_to_keys(sent_keys_);
+    send(changes, sent_keys_.size(), completion(applied, std::move(done)));
   }
 
   // The database came back after other code upgraded or deleted it; if its saves are gone
   // (emptied), everything committed is written again, before any commit made meanwhile.
+  // Otherwise a transaction checks that the records are all there.
   void reconnected(bool emptied) override {
-    if (!emptied || options_.read_only) return;
-    send(write_all(committed_), [name = name_](status outcome) {
-      if (!outcome)
-        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR,
-                       "savekit: writing %s back after its database was deleted failed: %s", name.c_str(),
-                       outcome.error().message().c_str());
+    if (options_.read_only) return;
+    if (emptied) return send(write_all(committed_), committed_.size(), report_write_back());
+    send(change_set{}, committed_.size(), [this, alive = std::weak_ptr<int>(alive_)](status outcome) {
+      if (alive.expired() || outcome || outcome.error().code() != errc::store_replaced) return;
+      committed_state everything = everything_sent();
+      send(write_all(everything), everything.size(), report_write_back());
     });
   }
 
@@ -114,6 +117,42 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
   }
 
  private:
+  // What a commit's caller hears: the outcome, once the changes are in the database —
+  // written back with everything else if other code had deleted records.
+  std::function<void(status)> completion(std::shared_ptr<owned_changes> applied, std::function<void(status)> done) {
+    return [this, alive = std::weak_ptr<int>(alive_), applied, done = std::move(done)](status outcome) {
+      if (alive.expired()) return done(std::move(outcome));
+      if (!outcome && outcome.error().code() == errc::store_replaced && !applied->written_back) {
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_WARN, "savekit: %s; writing every entry of %s back",
+                       outcome.error().message().c_str(), name_.c_str());
+        applied->written_back = true;
+        committed_state everything = everything_sent();
+        return send(write_all(everything), everything.size(), completion(applied, done));
+      }
+      if (outcome) applied->apply_to(committed_);
+      std::erase(in_flight_, applied);
+      if (!outcome) {  // what was sent is no longer what the database will hold: counted again
+        sent_keys_.clear();
+        for (const auto& [key, value] : everything_sent()) sent_keys_.insert(key);
+      }
+      done(std::move(outcome));
+    };
+  }
+  std::function<void(status)> report_write_back() const {
+    return [name = name_](status outcome) {
+      if (!outcome)
+        emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR,
+                       "savekit: writing %s back after other code deleted its saves failed: %s", name.c_str(),
+                       outcome.error().message().c_str());
+    };
+  }
+  // What the database holds once every commit sent has completed.
+  committed_state everything_sent() const {
+    committed_state everything = committed_;
+    for (const auto& changes : in_flight_) changes->apply_to(everything);
+    return everything;
+  }
+
   // A change set that owns its bytes.
   struct owned_changes {
     explicit owned_changes(const change_set& changes) : clear_all(changes.clear_all) {
@@ -126,6 +165,15 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
       for (const auto& e : entries) view.changes.push_back(change{e.key, e.type, e.value, e.erase});
       apply_changes(state, view);
     }
+    void apply_to_keys(std::set<std::string, std::less<>>& keys) const {
+      if (clear_all) keys.clear();
+      for (const auto& e : entries) {
+        if (e.erase)
+          keys.erase(e.key);
+        else
+          keys.insert(e.key);
+      }
+    }
     struct owned_change {
       std::string key;
       value_type type;
@@ -134,6 +182,7 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
     };
     bool clear_all;
     std::vector<owned_change> entries;
+    bool written_back = false;  // failed for deleted records, and sent again within everything
   };
 
   // A change set that empties the database and writes state into it.
@@ -144,8 +193,8 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
     return everything;
   }
 
-  void send(const change_set& changes, std::function<void(status)> done) {
-    detail::change_writer out(changes.clear_all);
+  void send(const change_set& changes, std::size_t expected_records, std::function<void(status)> done) {
+    detail::change_writer out(changes.clear_all, expected_records);
     for (const change& c : changes.changes) {
       if (c.erase) {
         out.erase(c.key);
@@ -164,6 +213,7 @@ class indexeddb_backend final : public backend, public detail::connection_owner 
   commit_request request_;
   committed_state committed_;                              // what the database holds, to write back if it is deleted
   std::vector<std::shared_ptr<owned_changes>> in_flight_;  // commits sent, not yet completed
+  std::set<std::string, std::less<>> sent_keys_;           // the keys once every commit sent completes
   std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // for completions after the store is gone
 };
 

@@ -8,8 +8,19 @@
 // the task ends; one transaction is in flight at a time, the changes made meanwhile wait
 // for it and go out together. A failed transaction undoes its changes in memory, and those
 // waiting behind it (which were made on top of them): memory is again what IndexedDB holds.
+//
+// Invariants:
+// 1. The files' bytes are kept by the JavaScript half (kept_bytes), never all in the
+//    WebAssembly heap: an acknowledged folder of any size opens again. A file being written
+//    is in the heap until it is renamed into place.
+// 2. Every transaction tells how many records must be there after it (the files in memory);
+//    fewer — other code deleted records — comes back as errc::store_replaced (its changes
+//    are in): everything is then written back before its waiters hear "ok".
+// 3. Until a write-back owed (records deleted, the database reopened emptied) has completed,
+//    nothing is reported durable.
 #include <emscripten/emscripten.h>
 
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -19,7 +30,8 @@
 namespace savekit::web {
 namespace {
 
-using file_content = std::shared_ptr<const std::string>;  // immutable once renamed into place
+using detail::kept_bytes;
+using file_content = std::shared_ptr<const kept_bytes>;  // immutable once renamed into place
 
 class indexeddb_file_system final : public file_system, public detail::connection_owner {
  public:
@@ -32,10 +44,14 @@ class indexeddb_file_system final : public file_system, public detail::connectio
     // the transactions made before a close).
     // (Built on the one in flight, they go after it; should it fail, they may still
     // commit: each slot then holds its newest save, with fewer older generations.)
-    if (rewrite_all_ && !(in_flight_ && in_flight_->rewrites_all)) waiting_batch();  // the write-back owed
+    // A write-back owed, or perhaps owed (reconnecting: whether the records are gone is not
+    // known yet), goes last.
+    const bool owed = !read_only_ && (rewrite_all_ || detail::is_reconnecting(connection_)) &&
+                      !(in_flight_ && in_flight_->rewrites_all);
+    if (owed) waiting_batch();
     if (pending_) {
       auto last = std::move(pending_);
-      last->rewrites_all = rewrite_all_ && !(in_flight_ && in_flight_->rewrites_all);
+      last->rewrites_all = owed;
       send(*last, [last](status outcome) { call(last->waiters, outcome); });
     }
     detail::set_owner(connection_, nullptr);
@@ -53,7 +69,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
         if (auto found = files_.find(*name); found != files_.end())
           file.content = found->second;
         else if (auto temporary = temporaries_.find(*name); temporary != temporaries_.end())
-          file.content = std::make_shared<const std::string>(temporary->second);
+          file.content = kept_bytes::keep(temporary->second);
         else
           return error{errc::not_found, 0, path + " does not exist"};
         break;
@@ -72,18 +88,20 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   }
 
   result<std::string> read(int handle, std::uint64_t max_bytes) override {
-    result<std::string_view> bytes = content_of(handle);
-    if (!bytes) return std::move(bytes).error();
-    if (bytes->size() > max_bytes)
-      return error{errc::store_too_large, 0, "a file of " + std::to_string(bytes->size()) + " bytes"};
-    return std::string{*bytes};
+    result<std::uint64_t> size = size_of(handle);
+    if (!size) return std::move(size).error();
+    if (*size > max_bytes) return error{errc::store_too_large, 0, "a file of " + std::to_string(*size) + " bytes"};
+    return read_at(handle, 0, static_cast<std::size_t>(*size));
   }
 
   result<std::string> read_at(int handle, std::uint64_t offset, std::size_t n) override {
-    result<std::string_view> bytes = content_of(handle);
-    if (!bytes) return std::move(bytes).error();
-    if (offset >= bytes->size()) return std::string{};
-    return std::string{bytes->substr(static_cast<std::size_t>(offset), n)};
+    auto found = handles_.find(handle);
+    if (found == handles_.end()) return error{errc::io_error, 0, "not an open file"};
+    if (!found->second.temporary) return found->second.content->read(offset, n);
+    auto temporary = temporaries_.find(found->second.name);
+    if (temporary == temporaries_.end()) return error{errc::io_error, 0, found->second.name + " was removed"};
+    if (offset >= temporary->second.size()) return std::string{};
+    return temporary->second.substr(static_cast<std::size_t>(offset), n);
   }
 
   status write(int handle, const void* data, std::size_t n) override {
@@ -106,9 +124,9 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   void close(int handle) override { handles_.erase(handle); }
 
   result<file_info> stat(int handle) override {
-    result<std::string_view> bytes = content_of(handle);
-    if (!bytes) return std::move(bytes).error();
-    return regular_file(bytes->size());
+    result<std::uint64_t> size = size_of(handle);
+    if (!size) return std::move(size).error();
+    return regular_file(*size);
   }
 
   result<file_info> stat(const std::string& path) override {
@@ -136,7 +154,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
     if (*source == *target) return {};
     temporaries_.erase(*target);
     if (auto temporary = temporaries_.find(*source); temporary != temporaries_.end()) {
-      auto content = std::make_shared<const std::string>(std::move(temporary->second));
+      file_content content = kept_bytes::keep(temporary->second);  // out of the heap (invariant 1)
       temporaries_.erase(temporary);
       change(*target, std::move(content));
       return {};
@@ -191,11 +209,11 @@ class indexeddb_file_system final : public file_system, public detail::connectio
       pending_->waiters.push_back(std::move(done));
     } else if (in_flight_) {
       in_flight_->waiters.push_back(std::move(done));
-    } else if (rewrite_all_) {  // a write-back owed after a deletion: tried again now
-      waiting_batch().waiters.push_back(std::move(done));
-      send_pending();
-    } else {
+    } else if (read_only_) {
       done(status{});
+    } else {  // nothing under way: a transaction still checks that the records are all there
+      // (a write-back owed after a deletion is tried again with it)
+      verify(std::move(done));
     }
   }
 
@@ -212,11 +230,17 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   // transaction empties it and writes every file (with the changes it carries). Until one
   // such transaction has completed nothing is durable: when_durable and the callbacks wait
   // for it, and hear of its failure.
+  // Reopened with its records (emptied false): what other code did meanwhile may still have
+  // deleted some — the next transaction checks (invariant 2); none under way, one is sent.
   void reconnected(bool emptied) override {
-    if (!emptied || read_only_) return;
-    rewrite_all_ = true;
-    waiting_batch();
-    send_pending();
+    if (read_only_) return;
+    if (emptied) {
+      rewrite_all_ = true;
+      waiting_batch();
+      send_pending();
+    } else if (!in_flight_ && !pending_) {
+      verify(nullptr);
+    }
   }
 
  private:
@@ -235,6 +259,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
     std::vector<file_change> changes;
     std::vector<std::function<void(status)>> waiters;
     bool rewrites_all = false;  // sent as: empty the database, write every file
+    bool checks = false;        // sent even without changes: to check the records are there
   };
   static void call(std::vector<std::function<void(status)>>& waiters, const status& outcome) {
     for (auto& w : waiters) w(outcome);
@@ -260,13 +285,21 @@ class indexeddb_file_system final : public file_system, public detail::connectio
     return path.substr(folder_.size() + 1);
   }
 
-  result<std::string_view> content_of(int handle) {
+  result<std::uint64_t> size_of(int handle) {
     auto found = handles_.find(handle);
     if (found == handles_.end()) return error{errc::io_error, 0, "not an open file"};
-    if (!found->second.temporary) return std::string_view{*found->second.content};
+    if (!found->second.temporary) return std::uint64_t{found->second.content->size()};
     auto temporary = temporaries_.find(found->second.name);
     if (temporary == temporaries_.end()) return error{errc::io_error, 0, found->second.name + " was removed"};
-    return std::string_view{temporary->second};
+    return std::uint64_t{temporary->second.size()};
+  }
+
+  // A transaction without changes: checks the records are all there (invariant 2).
+  void verify(std::function<void(status)> done) {
+    batch& b = waiting_batch();
+    b.checks = true;
+    if (done) b.waiters.push_back(std::move(done));
+    send_pending();
   }
 
   result<std::string*> temporary_of(int handle) {
@@ -295,7 +328,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
 
   void send_pending() {
     if (in_flight_ || !pending_) return;
-    if (pending_->changes.empty() && !rewrite_all_) {  // only waiters: everything before them is durable
+    if (pending_->changes.empty() && !rewrite_all_ && !pending_->checks) {  // only waiters: all before is durable
       auto done = std::move(pending_);
       call(done->waiters, status{});
       return;
@@ -314,15 +347,16 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   // Sends the net effect of a batch on each file (the last change of each name); a
   // rewrite sends every file as memory holds it.
   void send(const batch& b, std::function<void(status)> done) {
-    detail::change_writer out(b.rewrites_all);
+    // Memory holds what the database holds after b: b is the last batch made (invariant 2).
+    detail::change_writer out(b.rewrites_all, files_.size());
     if (b.rewrites_all) {
-      for (const auto& [name, content] : files_) out.put(name, {}, *content);
+      for (const auto& [name, content] : files_) out.put(name, *content);
     } else {
       std::set<std::string> seen;
       for (auto c = b.changes.rbegin(); c != b.changes.rend(); ++c) {
         if (!seen.insert(c->name).second) continue;
         if (c->after)
-          out.put(c->name, {}, *c->after);
+          out.put(c->name, *c->after);
         else
           out.erase(c->name);
       }
@@ -336,6 +370,18 @@ class indexeddb_file_system final : public file_system, public detail::connectio
       if (done->rewrites_all) rewrite_all_ = false;
       send_pending();
       call(done->waiters, status{});
+      return;
+    }
+    if (outcome.error().code() == errc::store_replaced && !done->rewrites_all) {
+      // Other code deleted records (invariant 2). This batch's changes are in; everything
+      // goes again, with the changes made since, and this batch's waiters hear of that.
+      emscripten_log(EM_LOG_CONSOLE | EM_LOG_WARN, "savekit: %s; writing every save of %s back",
+                     outcome.error().message().c_str(), folder_.c_str());
+      rewrite_all_ = true;
+      batch& next = waiting_batch();
+      next.waiters.insert(next.waiters.begin(), std::make_move_iterator(done->waiters.begin()),
+                          std::make_move_iterator(done->waiters.end()));
+      send_pending();
       return;
     }
     // Undone, newest first: the changes waiting, then those of the failed transaction.
@@ -400,8 +446,15 @@ void open_slots(const std::string& name, open_slots_callback done, indexeddb_slo
           }
           // A key savekit does not write (not a file name), or a value that is not bytes
           // (passed as empty: no file is), is left alone, unseen.
-          if (key.empty() || key.find('/') != std::string_view::npos || record.empty()) continue;
-          files.emplace(std::string{key}, std::make_shared<const std::string>(record));
+          if (record.size() != 8) continue;
+          auto u32_at = [&](std::size_t at) {
+            std::uint32_t v = 0;
+            for (int i = 0; i < 4; ++i) v |= std::uint32_t{static_cast<unsigned char>(record[at + i])} << (8 * i);
+            return v;
+          };
+          auto content = std::make_shared<const kept_bytes>(u32_at(0), u32_at(4));  // released if left out
+          if (key.empty() || key.find('/') != std::string_view::npos) continue;
+          files.emplace(std::string{key}, std::move(content));
         }
         auto fs =
             std::make_shared<indexeddb_file_system>(database, connection, std::move(files), options.slots.read_only);
@@ -410,7 +463,7 @@ void open_slots(const std::string& name, open_slots_callback done, indexeddb_slo
         slots_settings.create_if_missing = true;
         done(slots::open(database, std::move(slots_settings), std::move(fs)), storage);
       },
-      options.request_persistence, exclusive, options.wait_for_lock);
+      options.request_persistence, exclusive, options.wait_for_lock, /*keep_in_javascript=*/true);
 }
 
 void delete_slots(const std::string& name, std::function<void(status)> done) {

@@ -6,6 +6,17 @@
 // moved it to is fine). Object store "entries": out-of-line binary keys and Uint8Array
 // values (a prefs key and [value_type][bytes]; a slot file's name and its bytes), and
 // "meta" ("format" → 1, which savekit wrote it). The Web Lock has the database's name.
+//
+// Invariants:
+// 1. Every commit counts the records after its changes: fewer than the C++ half knows of
+//    means other code deleted some (clear() on the store, say). The commit completes (its
+//    changes are in) but is reported as kind.lost, and the C++ half writes everything back
+//    before it reports "ok" — never an "ok" over saves that are gone.
+// 2. A reconnection that is blocked (other code upgraded the database and keeps its
+//    connection open) fails the commits waiting for it at once, and every later one until
+//    it completes; it keeps waiting, and when it completes, the C++ half writes back.
+// 3. A slots folder's files are kept here (SAVEKIT_IDB.blobs), not in the WebAssembly heap:
+//    that heap is limited to 2 GB, and a folder's kept generations may be larger.
 
 mergeInto(LibraryManager.library, {
   $SAVEKIT_IDB__deps: ['$callUserCallback'],
@@ -20,7 +31,7 @@ mergeInto(LibraryManager.library, {
     '  });' +
     '};',
   $SAVEKIT_IDB: {
-    kind: {ok: 0, unavailable: 1, full: 2, io: 3, locked: 4, newerFormat: 5},
+    kind: {ok: 0, unavailable: 1, full: 2, io: 3, locked: 4, newerFormat: 5, lost: 6},
     format: 1,
     connections: {},  // id -> {db, releaseLock, name}
     nextConnection: 1,
@@ -28,6 +39,8 @@ mergeInto(LibraryManager.library, {
     promises: {},
     releasing: {},  // name -> promise of the lock's release
     nextPromise: 0,
+    blobs: {},  // id -> Uint8Array: the bytes of a slot file (see savekit_idb_blob_*)
+    nextBlob: 1,
 
     kindOf: function(error) {
       var name = error && error.name;
@@ -115,8 +128,10 @@ mergeInto(LibraryManager.library, {
     // reopened at the next version to add savekit's stores, and a foreign version number
     // alone never hides a save (only meta.format says which savekit wrote it).
     // ready(db, emptied): emptied tells that the entries store had to be created — a new
-    // database, or one whose saves other code deleted.
-    openDatabase: function(name, ready, fail) {
+    // database, or one whose saves other code deleted. blocked(), if given, hears that
+    // another connection holds the upgrade up, and the attempt goes on waiting for it;
+    // without it, the attempt fails.
+    openDatabase: function(name, ready, fail, blocked) {
       var I = SAVEKIT_IDB;
       var emptied = false;
       var attempt = function(version, tries) {
@@ -141,6 +156,7 @@ mergeInto(LibraryManager.library, {
         // Adding the stores needs every other connection closed: savekit's own close on a
         // version change; other code on the origin may not.
         opening.onblocked = function() {
+          if (blocked) return blocked();
           give_up(I.kind.io, name + ' lacks savekit\'s stores and another connection keeps it open ' +
                              '(code on this page or another page of this site): close it and try again');
         };
@@ -177,13 +193,20 @@ mergeInto(LibraryManager.library, {
       db.onversionchange = lost;
       db.onclose = lost;
     },
+    // Reopens a lost connection. The commits made meanwhile wait in entry.queue, in order —
+    // unless other code holds the reopening up (entry.blocked): they then fail at once, and
+    // the reopening goes on waiting (invariant 2).
     reconnect: function(id, tries) {
       var I = SAVEKIT_IDB;
       var entry = I.connections[id];
       if (!entry) return;
       I.openDatabase(entry.name, function(db, emptied) {
         if (!I.connections[id]) return db.close();  // the store was closed meanwhile
+        var hooks = Module['savekitTestHooks'];  // tests/web: counts reconnections
+        if (hooks && hooks.onReconnected) hooks.onReconnected(entry.name);
         entry.db = db;
+        entry.blocked = null;
+        entry.broken = null;
         I.keepConnected(id, db);
         // First the write-back of everything committed (if the saves were lost), then the
         // commits made meanwhile, in order: readwrite transactions run in creation order.
@@ -195,13 +218,25 @@ mergeInto(LibraryManager.library, {
       }, function(kind, message) {
         if (!I.connections[id]) return;
         if (tries < 5) return setTimeout(function() { I.reconnect(id, tries + 1); }, 200 * (tries + 1));
-        // Give up: the queued commits fail (their changes stay pending for a later retry).
-        var queue = entry.queue || [];
-        entry.queue = null;
+        // Give up: the queued commits fail (their changes stay pending for a later retry), and
+        // the next commit starts a reconnection again.
         entry.broken = message;
-        for (var i = 0; i < queue.length; ++i) queue[i]();
+        I.failWaiting(entry);
+        entry.queue = null;
         if (entry.closeWhenDone) I.closeConnection(id);
+      }, function() {
+        if (!I.connections[id] || entry.blocked) return;
+        entry.blocked = entry.name + ' is held open by other code on this site, which upgraded it: ' +
+                        'nothing is saved until that connection closes';
+        I.failWaiting(entry);
       });
+    },
+    // Runs the commits waiting for a reconnection now: without a connection, each reports
+    // why (entry.blocked or entry.broken).
+    failWaiting: function(entry) {
+      var queue = entry.queue || [];
+      entry.queue = [];
+      for (var i = 0; i < queue.length; ++i) queue[i]();
     },
     // One commit: a readwrite transaction of the change set (see savekit_idb_commit).
     runCommit: function(connection, request, bytes) {
@@ -209,14 +244,16 @@ mergeInto(LibraryManager.library, {
       var entry = I.connections[connection];
       if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
       if (!entry.db) {
-        return I.reportCommit(request, I.kind.io,
+        return I.reportCommit(request, I.kind.io, entry.blocked ||
                               entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
       }
-      var tx;
+      var tx, lost = false;
       try {
         tx = entry.db.transaction(['entries'], 'readwrite', {durability: 'strict'});
         var store = tx.objectStore('entries');
-        var view = new DataView(bytes.buffer), at = 1, operations = 0;
+        // [u8 clear_all][u32 records expected after it] then the operations (idb_bridge.hpp)
+        var view = new DataView(bytes.buffer), at = 5, operations = 0;
+        var expected = view.getUint32(1, true);
         if (bytes[0]) store.clear();
         for (; at < bytes.length; ++operations) {
           var op = bytes[at];
@@ -225,17 +262,26 @@ mergeInto(LibraryManager.library, {
           at += 5 + keySize;
           if (op === 2) {
             store.delete(key);
-            continue;
+          } else if (op === 3) {  // bytes kept here (a blob id)
+            store.put(I.blobs[view.getUint32(at, true)], key);
+            at += 4;
+          } else {
+            var recordSize = view.getUint32(at, true);
+            store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
+            at += 4 + recordSize;
           }
-          var recordSize = view.getUint32(at, true);
-          store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
-          at += 4 + recordSize;
         }
+        // Invariant 1: fewer records than savekit knows of are records other code deleted.
+        store.count().onsuccess = function(e) { lost = e.target.result < expected; };
       } catch (e) {
         if (tx) try { tx.abort(); } catch (ignored) {}
         return I.reportCommit(request, I.kindOf(e), I.describe(e, 'the IndexedDB transaction could not start'));
       }
-      tx.oncomplete = function() { I.reportCommit(request, I.kind.ok, ''); };
+      tx.oncomplete = function() {
+        if (!lost) return I.reportCommit(request, I.kind.ok, '');
+        I.reportCommit(request, I.kind.lost, entry.name + ' holds fewer records than savekit wrote: ' +
+                       'other code on this site deleted some');
+      };
       tx.onabort = function() {
         I.reportCommit(request, I.kindOf(tx.error), I.describe(tx.error, 'the IndexedDB transaction was aborted'));
       };
@@ -271,7 +317,7 @@ mergeInto(LibraryManager.library, {
   },
 
   savekit_idb_open__deps: ['$SAVEKIT_IDB'],
-  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive, waitForLock) {
+  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive, waitForLock, keepHere) {
     var name = UTF8ToString(namePtr);
     var I = SAVEKIT_IDB;
     var storage = {persisted: 0, usage: 0, quota: 0};
@@ -329,11 +375,20 @@ mergeInto(LibraryManager.library, {
               return fail(I.kind.newerFormat, name + ' was written by a newer savekit (format ' + format + ')');
             }
             // Flatten to ([u32 key size][key][u32 record size][record])*; non-binary records
-            // are passed as empty ones, which the C++ half reports and leaves alone.
+            // are passed as empty ones, which the C++ half reports and leaves alone. With
+            // keepHere, the bytes stay here and a record is [u32 blob id][u32 size].
             var total = 0, parts = [];
             for (var i = 0; i < keys.length; ++i) {
               var key = keys[i] instanceof ArrayBuffer || ArrayBuffer.isView(keys[i]) ? I.keyBytes(keys[i]) : new Uint8Array(0);
               var value = values[i] instanceof Uint8Array ? values[i] : new Uint8Array(0);
+              if (keepHere && value.length) {
+                var blob = I.nextBlob++;
+                I.blobs[blob] = value;
+                var reference = new Uint8Array(8);
+                new DataView(reference.buffer).setUint32(0, blob, true);
+                new DataView(reference.buffer).setUint32(4, value.length, true);
+                value = reference;
+              }
               parts.push(key, value);
               total += 8 + key.length + value.length;
             }
@@ -357,8 +412,13 @@ mergeInto(LibraryManager.library, {
     var bytes = HEAPU8.slice(ptr, ptr + size);  // a copy: the change set dies when we return
     var entry = I.connections[connection];
     if (!entry) return I.reportCommit(request, I.kind.io, 'the IndexedDB connection is closed');
-    if (entry.queue) {  // reconnecting: in order, once the database is back
+    if (entry.queue && !entry.blocked) {  // reconnecting: in order, once the database is back
       return entry.queue.push(function() { I.runCommit(connection, request, bytes); });
+    }
+    if (!entry.db && !entry.queue) {  // a reconnection given up on: try again, with this commit
+      entry.queue = [function() { I.runCommit(connection, request, bytes); }];
+      entry.broken = null;
+      return I.reconnect(connection, 0);
     }
     I.runCommit(connection, request, bytes);
   },
@@ -387,8 +447,8 @@ mergeInto(LibraryManager.library, {
     if (!entry) return;
     if (entry.autosave) clearInterval(entry.autosave);
     // Reconnecting: the commits queued meanwhile (the last write-back among them) still go
-    // out; the connection closes after them.
-    if (entry.queue) {
+    // out; the connection closes after them. (Blocked, nothing can go out: it closes now.)
+    if (entry.queue && !entry.blocked) {
       entry.closeWhenDone = true;
       // An open of the same store from this page waits for this close (see lock).
       SAVEKIT_IDB.releasing[entry.name] = new Promise(function(resolve) { entry.whenClosed = resolve; });
@@ -402,6 +462,22 @@ mergeInto(LibraryManager.library, {
     var entry = SAVEKIT_IDB.connections[connection];
     return entry && entry.queue ? 1 : 0;
   },
+
+  // Bytes kept in JavaScript for the C++ half (invariant 3), by id.
+  savekit_idb_blob_keep__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_blob_keep: function(ptr, size) {
+    var id = SAVEKIT_IDB.nextBlob++;
+    SAVEKIT_IDB.blobs[id] = HEAPU8.slice(ptr, ptr + size);
+    return id;
+  },
+  // Copies n bytes from offset (a double: offsets pass 4 GiB in JavaScript) to ptr.
+  savekit_idb_blob_read__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_blob_read: function(id, offset, n, ptr) {
+    var bytes = SAVEKIT_IDB.blobs[id];
+    HEAPU8.set(bytes.subarray(offset, offset + n), ptr);
+  },
+  savekit_idb_blob_release__deps: ['$SAVEKIT_IDB'],
+  savekit_idb_blob_release: function(id) { delete SAVEKIT_IDB.blobs[id]; },
 
   savekit_idb_delete__deps: ['$SAVEKIT_IDB'],
   savekit_idb_delete: function(namePtr, request) {

@@ -42,8 +42,27 @@ EM_JS(void, upgrade_database_elsewhere, (const char* name), {
   request.onupgradeneeded = function() { request.result.createObjectStore('someone-elses'); };
   request.onsuccess = function() { request.result.close(); };
 });
-EM_JS(void, delete_database_elsewhere, (const char* name),
-      { indexedDB.deleteDatabase('savekit:' + UTF8ToString(name)); });
+EM_JS(void, delete_database_elsewhere, (const char* name), {
+  window.deletedElsewhere = false;
+  indexedDB.deleteDatabase('savekit:' + UTF8ToString(name)).onsuccess = function() { window.deletedElsewhere = true; };
+});
+// (onsuccess comes after the store's connection was told, by versionchange, and closed)
+EM_JS(int, deleted_elsewhere, (), { return window.deletedElsewhere ? 1 : 0; });
+// Other code clearing the store's records without a version change.
+EM_JS(void, clear_records_elsewhere, (const char* name), {
+  window.clearedElsewhere = false;
+  var opening = indexedDB.open('savekit:' + UTF8ToString(name));
+  opening.onsuccess = function() {
+    var db = opening.result;
+    var tx = db.transaction(['entries'], 'readwrite');
+    tx.objectStore('entries').clear();
+    tx.oncomplete = function() {
+      db.close();
+      window.clearedElsewhere = true;
+    };
+  };
+});
+EM_JS(int, cleared_elsewhere, (), { return window.clearedElsewhere ? 1 : 0; });
 EM_JS(void, hide_page, (), {
   Object.defineProperty(document, 'visibilityState', {value : 'hidden', configurable : true});
   document.dispatchEvent(new Event('visibilitychange'));
@@ -447,7 +466,7 @@ test_case a_database_pulled_away_while_open() {
            // Once the store has been told of a deletion (versionchange), everything committed
            // is written back. (A deletion it is not told of before the game closes it — the
            // event still in the browser's queue — takes the saves: see the README.)
-           act([] { delete_database_elsewhere("pulled-away"); }), wait_ms(300),
+           act([] { delete_database_elsewhere("pulled-away"); }), WAIT_UNTIL(deleted_elsewhere()),
            act([] { CHECK(store->set_int("hp", 3)); }), save(),
            close_store(),  // at once: the write-back still goes out before the close
            open_store("pulled-away"), act([] {
@@ -456,8 +475,8 @@ test_case a_database_pulled_away_while_open() {
              CHECK_EQ(store->get_int("hp"), 3);
              delete_database_elsewhere("pulled-away");  // and once more, the game playing on
            }),
-           wait_ms(300), act([] { CHECK(store->set_int("mp", 9)); }), save(), close_store(), open_store("pulled-away"),
-           act([] {
+           WAIT_UNTIL(deleted_elsewhere()), act([] { CHECK(store->set_int("mp", 9)); }), save(), close_store(),
+           open_store("pulled-away"), act([] {
              CHECK_EQ(store->get_int("level"), 5);
              CHECK_EQ(store->get_int("hp"), 3);
              CHECK_EQ(store->get_int("mp"), 9);
@@ -465,8 +484,24 @@ test_case a_database_pulled_away_while_open() {
            close_store()}};
 }
 
+test_case records_cleared_elsewhere_are_written_back() {
+  return {"records other code cleared without a version change are written back with the next save",
+          {open_store("cleared"), act([] {
+             CHECK(store->set_int("level", 5));
+             CHECK(store->set_string("name", std::string("a\0b", 3)));
+           }),
+           save(), act([] { clear_records_elsewhere("cleared"); }), WAIT_UNTIL(cleared_elsewhere()),
+           act([] { CHECK(store->set_int("exp", 7)); }), save(), close_store(), open_store("cleared"), act([] {
+             CHECK_EQ(store->get_int("level"), 5);
+             CHECK_EQ(store->get_string("name"), std::string("a\0b", 3));
+             CHECK_EQ(store->get_int("exp"), 7);
+           }),
+           close_store()}};
+}
+
 std::vector<test_case> make_tests() {
-  return {every_value_kind_survives_a_reopen(),
+  return {records_cleared_elsewhere_are_written_back(),
+          every_value_kind_survives_a_reopen(),
           a_commit_writes_only_what_changed(),
           an_aborted_transaction_changes_nothing_committed(),
           saves_during_a_commit_start_at_once(),

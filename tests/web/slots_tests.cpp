@@ -2,6 +2,8 @@
 // as the IndexedDB backend's (idb_tests.html; harness: page_test.hpp). The relaunch test's
 // two halves run as ?phase=slots-write and ?phase=slots-check, with the browser killed
 // between them by run_browser_tests.mjs.
+#include <malloc.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,45 @@ EM_JS(void, plant_strings, (const char* name), {
   };
 });
 EM_JS(int, strings_planted, (), { return window.stringsPlanted ? 1 : 0; });
+// Other code on the site, without a version change: clearing the slots' records, deleting one.
+// other_code_done() tells when its transaction has completed.
+EM_JS(void, change_records_elsewhere, (const char* name, int clear_all), {
+  window.otherCodeDone = false;
+  var opening = indexedDB.open('savekit-slots:' + UTF8ToString(name));
+  opening.onsuccess = function() {
+    var db = opening.result;
+    var tx = db.transaction(['entries'], 'readwrite');
+    var entries = tx.objectStore('entries');
+    if (clear_all)
+      entries.clear();
+    else
+      entries.getAllKeys().onsuccess = function(e) { entries.delete(e.target.result[0]); };
+    tx.oncomplete = function() {
+      db.close();
+      window.otherCodeDone = true;
+    };
+  };
+});
+// Other code upgrading the database, dropping savekit's store, and keeping its connection
+// open (deaf to version changes) until release_held_connection().
+EM_JS(void, upgrade_and_hold_elsewhere, (const char* name), {
+  window.otherCodeDone = false;
+  var database = 'savekit-slots:' + UTF8ToString(name);
+  var probe = indexedDB.open(database);
+  probe.onsuccess = function() {
+    var version = probe.result.version;
+    probe.result.close();
+    var upgrade = indexedDB.open(database, version + 1);
+    upgrade.onupgradeneeded = function() { upgrade.result.deleteObjectStore('entries'); };
+    upgrade.onsuccess = function() {
+      window.heldConnection = upgrade.result;
+      window.otherCodeDone = true;
+    };
+  };
+});
+EM_JS(void, release_held_connection, (), { window.heldConnection.close(); });
+EM_JS(int, other_code_done, (), { return window.otherCodeDone ? 1 : 0; });
+EM_JS(int, reconnections, (), { return Module.savekitTestHooks.reconnections; });
 
 namespace {
 
@@ -42,6 +83,22 @@ struct Hero {
   std::vector<int> inventory;
   bool operator==(const Hero&) const = default;
 };
+struct World {  // a large save: bytes that do not compress to nothing
+  std::vector<std::byte> terrain;
+  bool operator==(const World&) const = default;
+};
+World world_of(int seed, std::size_t size) {
+  World w{std::vector<std::byte>(size)};
+  std::uint32_t x = 2463534242u + static_cast<std::uint32_t>(seed);
+  for (auto& b : w.terrain) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    b = std::byte(static_cast<unsigned char>(x));
+  }
+  return w;
+}
+std::size_t heap_in_use() { return static_cast<std::size_t>(mallinfo().uordblks); }
 
 std::optional<savekit::slots> folder;  // the slots under test, between steps
 
@@ -97,6 +154,7 @@ step durable(savekit::errc expected = savekit::errc::ok) {
     REQUIRE_FOLDER(next);
     folder->when_durable([expected, next](savekit::status outcome) {
       CHECK_EQ(outcome.error().code(), expected);
+      if (!outcome && expected == savekit::errc::ok) std::printf("  durable: %s\n", outcome.error().message().c_str());
       next();
     });
   };
@@ -363,10 +421,114 @@ test_case records_that_are_not_bytes_are_left_alone() {
            durable(), act([] { CHECK_EQ(folder->pending_writes(), 0u); }), close_folder()}};
 }
 
+// Found by the third attack review (each failed before its fix).
+
+step other_code(std::function<void()> body) {
+  return [body](next_fn next) {
+    body();
+    next();
+  };
+}
+void check_slot(const char* slot, int hero) { CHECK(folder->read<Hero>(slot).value_or(Hero{}) == hero_of(hero)); }
+
+test_case records_cleared_by_other_code_are_written_back() {
+  return {"slots: records other code cleared without a version change are written back with the next write",
+          {open_folder("cleared"), write_hero("a", hero_of(1), meta_of(1)), write_hero("b", hero_of(2), {}), durable(),
+           other_code([] { change_records_elsewhere("cleared", 1); }), WAIT_UNTIL(other_code_done()),
+           write_hero("c", hero_of(3), {}), close_folder(), open_folder("cleared"), act([] {
+             CHECK_EQ(folder->list().value_or(std::vector<savekit::slot_info>{}).size(), 3u);
+             check_slot("a", 1);
+             check_slot("b", 2);
+             check_slot("c", 3);
+             CHECK(folder->thumbnail("a").value_or(std::vector<std::byte>{}) == meta_of(1).thumbnail);
+           }),
+           close_folder()}};
+}
+
+test_case a_deleted_record_is_written_back_by_when_durable() {
+  return {"slots: a record other code deleted is written back by when_durable, with nothing else to save",
+          {open_folder("deleted"), write_hero("a", hero_of(1), {}), write_hero("b", hero_of(2), {}), durable(),
+           other_code([] { change_records_elsewhere("deleted", 0); }), WAIT_UNTIL(other_code_done()), durable(),
+           close_folder(), open_folder("deleted"), act([] {
+             check_slot("a", 1);
+             check_slot("b", 2);
+           }),
+           close_folder()}};
+}
+
+test_case an_upgrade_holding_its_connection_loses_nothing() {
+  auto held_write = std::make_shared<savekit::errc>(savekit::errc::commit_pending);
+  auto reconnected_before = std::make_shared<int>(0);
+  return {
+      "slots: other code upgrading the database and holding its connection: writes meanwhile fail, "
+      "and everything is written back once it closes",
+      {open_folder("held"), write_hero("a", hero_of(1), meta_of(1)), durable(), other_code([reconnected_before] {
+         *reconnected_before = reconnections();
+         upgrade_and_hold_elsewhere("held");
+       }),
+       WAIT_UNTIL(other_code_done()),
+       [held_write](next_fn next) {  // answered while the other connection stays open
+         REQUIRE_FOLDER(next);
+         folder->write_async("b", hero_of(2), {}, [held_write](savekit::status s) { *held_write = s.error().code(); });
+         next();
+       },
+       WAIT_UNTIL(*held_write != savekit::errc::commit_pending), other_code([held_write] {
+         CHECK_EQ(*held_write, savekit::errc::io_error);
+         const savekit::status told = folder->flush();  // told once more, as always
+         CHECK_EQ(told.error().code(), savekit::errc::io_error);
+         release_held_connection();
+       }),
+       WAIT_UNTIL(reconnections() > *reconnected_before), write_hero("c", hero_of(3), {}), durable(), close_folder(),
+       open_folder("held"), act([] {
+         check_slot("a", 1);
+         CHECK_EQ(folder->read<Hero>("b").error().code(), savekit::errc::not_found);  // reported failed
+         check_slot("c", 3);
+         CHECK(folder->thumbnail("a").value_or(std::vector<std::byte>{}) == meta_of(1).thumbnail);
+       }),
+       close_folder()}};
+}
+
+test_case saves_are_kept_out_of_the_webassembly_heap() {
+  constexpr std::size_t size = 4 << 20;
+  auto heap_before = std::make_shared<std::size_t>(0);
+  savekit::web::indexeddb_slots_options two;
+  two.slots.keep_generations = 2;
+  auto write_world = [](std::string slot, int seed) {
+    return [slot, seed](next_fn next) {
+      REQUIRE_FOLDER(next);
+      folder->write_async(slot, world_of(seed, size), {}, [next](savekit::status s) {
+        CHECK(s);
+        next();
+      });
+    };
+  };
+  return {"slots: the saves stay out of the WebAssembly heap (2 GB at most): opening 24 MB of them takes under 1 MB",
+          {open_folder("heap", two), write_world("a", 1), write_world("a", 2), write_world("b", 3), write_world("b", 4),
+           write_world("c", 5), write_world("c", 6), close_folder(),
+           other_code([heap_before] { *heap_before = heap_in_use(); }), open_folder("heap", two), act([heap_before] {
+             const std::size_t grown = heap_in_use() - *heap_before;
+             CHECK(grown < (1u << 20));
+             if (grown >= (1u << 20)) std::printf("  the heap grew by %zu bytes\n", grown);
+             CHECK(folder->read<World>("a").value_or(World{}) == world_of(2, size));
+             CHECK(folder->read<World>("c").value_or(World{}) == world_of(6, size));
+             auto history = folder->history("b");
+             CHECK(history && history->size() == 2);
+             if (history && history->size() == 2) {
+               auto older = folder->read_generation("b", (*history)[1].generation);  // every section checked
+               CHECK(older.has_value() && older->bytes.size() > size);
+             }
+           }),
+           close_folder()}};
+}
+
 }  // namespace
 
 std::vector<test_case> make_slots_tests() {
-  return {closing_with_a_transaction_in_flight_still_reports(),
+  return {records_cleared_by_other_code_are_written_back(),
+          a_deleted_record_is_written_back_by_when_durable(),
+          an_upgrade_holding_its_connection_loses_nothing(),
+          saves_are_kept_out_of_the_webassembly_heap(),
+          closing_with_a_transaction_in_flight_still_reports(),
           a_failed_write_back_after_a_deletion_is_retried(),
           a_failure_is_reported_once_and_writes_are_counted(),
           records_that_are_not_bytes_are_left_alone(),
@@ -387,6 +549,37 @@ std::vector<test_case> slots_relaunch_phase() {
   if (page_phase_is("slots-check"))
     return {{"slots, after the browser was killed and launched again: the menu, thumbnails and saves",
              {open_folder("relaunch"), act(check_three_slots), close_folder()}}};
+  // The long run (bench/run.sh browser-soak): 10 slots × 3 kept generations × 35 MB, over a
+  // gigabyte acknowledged, then opened again in a fresh page (a fresh WebAssembly heap).
+  constexpr int big_slots = 10, big_generations = 3;
+  constexpr std::size_t big_size = 35u << 20;
+  if (page_phase_is("slots-big-write")) {
+    std::vector<step> steps{open_folder("big")};
+    for (int g = 0; g < big_generations; ++g)
+      for (int i = 0; i < big_slots; ++i)
+        steps.push_back([i, g](next_fn next) {
+          REQUIRE_FOLDER(next);
+          folder->write_async("slot " + std::to_string(i), world_of(i * 10 + g, big_size), {},
+                              [next](savekit::status s) {
+                                CHECK(s);
+                                if (!s) std::printf("  write failed: %s\n", s.error().message().c_str());
+                                next();
+                              });
+        });
+    steps.push_back(close_folder());
+    return {{"slots, a gigabyte: 10 slots × 3 generations × 35 MB written", std::move(steps)}};
+  }
+  if (page_phase_is("slots-big-open"))
+    return {{"slots, a gigabyte: opened again in a fresh page, the menu listed and saves read",
+             {open_folder("big"), act([] {
+                CHECK_EQ(folder->list().value_or(std::vector<savekit::slot_info>{}).size(), std::size_t{big_slots});
+                for (int i : {0, big_slots - 1})
+                  CHECK(folder->read<World>("slot " + std::to_string(i)).value_or(World{}) ==
+                        world_of(i * 10 + big_generations - 1, big_size));
+                CHECK_EQ(folder->history("slot 3").value_or(std::vector<savekit::generation_info>{}).size(),
+                         std::size_t{big_generations});
+              }),
+              close_folder()}}};
   return {};
 }
 
