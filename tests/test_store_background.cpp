@@ -21,7 +21,12 @@ using savekit::errc;
 
 namespace {
 
-// Commit number n waits until allow(n) (bounded: 5 s, then it goes on).
+// How long a wait for something the test brings about may last: only a hang gets there (a
+// loaded machine, a sanitizer build, may take seconds for what takes microseconds here).
+// Every wait below returns as soon as what it waits for has happened.
+constexpr auto hang = 120s;
+
+// Commit number n waits until allow(n) (bounded: `hang`, then it goes on).
 struct gate {
   std::mutex mutex;
   std::condition_variable changed;
@@ -39,7 +44,7 @@ struct gate {
   }
   bool wait_started(int n) {
     std::unique_lock lock(mutex);
-    return changed.wait_for(lock, 5s, [&] { return started >= n; });
+    return changed.wait_for(lock, hang, [&] { return started >= n; });
   }
 };
 
@@ -53,7 +58,7 @@ class gated_backend final : public savekit::backend {
       std::unique_lock lock(gate_->mutex);
       const int me = ++gate_->started;
       gate_->changed.notify_all();
-      gate_->changed.wait_for(lock, 5s, [&] { return gate_->allowed >= me; });
+      gate_->changed.wait_for(lock, hang, [&] { return gate_->allowed >= me; });
     }
     inner_->commit(changes, std::move(done));
   }
@@ -77,15 +82,24 @@ class Background : public ::testing::Test {
   }
   // The store as a new process would find it (the worker may still be letting it go: bounded).
   std::optional<savekit::prefs> reopen() {
-    for (int i = 0; i < 600; ++i) {
+    const auto give_up = std::chrono::steady_clock::now() + hang;
+    for (;;) {
       if (auto p = savekit::prefs::open(path())) return std::optional<savekit::prefs>(std::move(*p));
+      if (std::chrono::steady_clock::now() >= give_up) return std::nullopt;
       std::this_thread::sleep_for(5ms);
     }
-    return std::nullopt;
+  }
+  template <class Done>
+  static bool eventually(Done done) {
+    const auto give_up = std::chrono::steady_clock::now() + hang;
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= give_up) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
   }
   static bool eventually(const std::atomic<bool>& flag) {
-    for (int i = 0; i < 1000 && !flag; ++i) std::this_thread::sleep_for(5ms);
-    return flag;
+    return eventually([&] { return flag.load(); });
   }
 
   test_support::temp_dir dir_;
@@ -138,11 +152,17 @@ TEST_F(Background, ChangesMadeDuringTheWriteStayPendingAndNoOlderValueIsWrittenL
   ASSERT_TRUE(gate_->wait_started(1));  // a=1 taken, being written
   ASSERT_TRUE(p->set_int("a", 2));
   // save() now must come after the write in progress, never before it (a=1 would be the
-  // last word on disk while memory says a=2 is saved).
+  // last word on disk while memory says a=2 is saved). The write is let go once save() is
+  // called, and a moment later for it to reach its wait, which nothing shows from outside:
+  // should a loaded machine let go sooner, save() finds the write done and this checks
+  // less, never wrongly.
+  std::atomic<bool> saving{false};
   std::thread release([&] {
+    eventually(saving);
     std::this_thread::sleep_for(50ms);
     gate_->allow(100);
   });
+  saving = true;
   EXPECT_TRUE(p->save());
   release.join();
   EXPECT_TRUE(first);
@@ -264,7 +284,7 @@ TEST_F(Background, CallbacksRunInTheOrderOfTheCalls) {
     ++reported;
   });
   gate_->allow(100);
-  for (int i = 0; i < 1000 && reported < 3; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(eventually([&] { return reported >= 3; }));
   std::lock_guard lock(order_mutex);
   EXPECT_EQ(order, "ABD");
 }
@@ -278,10 +298,15 @@ TEST_F(Background, TheDestructorWaitsForEveryQueuedSave) {
       ASSERT_TRUE(p->set_int("k" + std::to_string(i), i));
       p->save_async({});
     }
+    // Let go once the destructor is called, and a moment later for it to reach its wait (as
+    // above: sooner only checks less).
+    std::atomic<bool> closing{false};
     std::thread release([&] {
+      eventually(closing);
       std::this_thread::sleep_for(30ms);
       gate_->allow(1000);
     });
+    closing = true;
     p.reset();
     release.join();
   }

@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 holder=
 # (A lock holder left running would hold this script's output open, and ctest would wait.)
+# It sleeps until killed by its pid: by release_lock, or here when this script ends or is
+# stopped (bash runs this trap on a SIGTERM or SIGINT too).
 trap '[ -n "$holder" ] && kill "$holder" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 passed=0
@@ -118,13 +120,17 @@ check "verify missing" 1 '^$' -- "$savekit" verify missing.prefs
 # its fd 9, says so, and becomes the sleep: killing it releases the lock at once. (With
 # flock -o the sleep outlived the kill and held this script's output open: ctest waited 30 s
 # for it.) Its output goes nowhere, so that even a holder outliving this script holds nothing.
+# It sleeps until it is killed (release_lock, or the trap above): a sleep of some seconds
+# could end, and let the lock go, before a loaded machine has run the checks.
 hold_lock() {
   rm -f "$work/held"
-  (flock -n 9 && : >"$work/held" && exec sleep 30) 9>>s.prefs.lock >/dev/null 2>&1 &
+  (flock -n 9 && : >"$work/held" && exec sleep infinity) 9>>s.prefs.lock >/dev/null 2>&1 &
   holder=$!
   local tries=0
-  until [ -e "$work/held" ]; do  # up to 5 s, and not at all once the holder has given up
-    if ! kill -0 "$holder" 2>/dev/null || [ $((tries += 1)) -gt 100 ]; then
+  # Until the holder says it holds the lock (a loaded machine may take seconds): up to 60 s,
+  # and not at all once the holder has given up.
+  until [ -e "$work/held" ]; do
+    if ! kill -0 "$holder" 2>/dev/null || [ $((tries += 1)) -gt 1200 ]; then
       echo "FAIL cannot hold the store's lock for the locked-store checks"
       failed=$((failed + 1))
       return
@@ -252,8 +258,9 @@ check "leaves no lock file beside it" 1 '^$' -- test -e pipe.prefs.lock
 "$savekit" set s.prefs k v
 rm -f s.prefs.lock
 mkfifo s.prefs.lock
-check "list with a FIFO at the lock file's name does not hang" 0 'k +string' -- timeout 10 "$savekit" list s.prefs
-check "set then refuses it" 1 '^$' -- timeout 10 "$savekit" set s.prefs k w
+# (timeout: a bound for a hang, which a loaded machine does not reach.)
+check "list with a FIFO at the lock file's name does not hang" 0 'k +string' -- timeout 60 "$savekit" list s.prefs
+check "set then refuses it" 1 '^$' -- timeout 60 "$savekit" set s.prefs k w
 rm -f s.prefs.lock
 # A store rewritten in place under a running program: caught by its next save (test_store_files).
 # ---- the second review -----------------------------------------------------------------------

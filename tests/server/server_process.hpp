@@ -57,6 +57,20 @@ inline int run_command(const std::vector<std::string>& argv, std::string& output
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Whether done() holds within `within`, asked every `pause`: a wait for observed progress.
+// It returns as soon as done() holds; the bound is for what never happens (the test then
+// fails rather than hangs), not a timing: a loaded machine may take long to get there.
+template <class Done>
+bool eventually(Done done, std::chrono::milliseconds within = std::chrono::seconds(120),
+                std::chrono::milliseconds pause = std::chrono::milliseconds(20)) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  for (;;) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 // How a server process is started, besides its arguments.
 struct launch_options {
   // Standard descriptors (of 0, 1, 2) the server starts with closed, as a launcher or cron
@@ -158,14 +172,23 @@ class server_process {
   pid_t pid() const { return pid_; }
   std::string log() const { return read_text(log_file_); }
   // Whether the log shows `text` within timeout: a line may be written just after the
-  // client saw its effect (a connection closed at a deadline is logged once closed).
-  bool log_shows(std::string_view text, std::chrono::milliseconds timeout = std::chrono::milliseconds(3000)) const {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (log().find(text) == std::string::npos) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
+  // client saw its effect (a connection closed at a deadline is logged once closed). It
+  // returns as soon as the line is there: the long default is a bound for a line that
+  // never comes, not a timing (a loaded machine may take seconds to write it).
+  bool log_shows(std::string_view text, std::chrono::milliseconds timeout = std::chrono::seconds(60)) const {
+    return log_shows_times(1, text, timeout);
+  }
+  // Whether the log shows `text` at least `times` times within timeout.
+  bool log_shows_times(std::size_t times, std::string_view text,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(60)) const {
+    return eventually([&] { return log_count(text) >= times; }, timeout);
+  }
+  // How many times the log shows `text` now.
+  std::size_t log_count(std::string_view text) const {
+    const std::string all = log();
+    std::size_t n = 0;
+    for (std::size_t at = all.find(text); at != std::string::npos; at = all.find(text, at + text.size())) ++n;
+    return n;
   }
 
   // Whether the stderr_reader has exited within timeout.
