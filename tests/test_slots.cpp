@@ -20,6 +20,7 @@
 #include "slot_format.hpp"
 #include "support/fault_fs.hpp"
 #include "support/temp_dir.hpp"
+#include "support/unprivileged.hpp"
 
 // WebAssembly without threads writes "in the background" on the calling thread: the tests
 // of worker-thread behaviour do not apply there.
@@ -362,6 +363,47 @@ TEST_F(Slots, ASecondOpenIsLockedOutButAReaderIsNot) {
   ASSERT_TRUE(s.write("slot1", game(5)));
   EXPECT_EQ(*reader->read<SaveGame>("slot1"), game(5));
 }
+
+#if !defined(__EMSCRIPTEN__)
+TEST_F(Slots, AReadOnlyOpenWorksInAFolderThePlayerCannotWriteTo) {
+  // As the store's (test_store_files.cpp), run as nobody when this is root: a read-only
+  // open takes no lock, and lists, reads and falls back past a damaged generation without
+  // writing anything.
+  {
+    savekit::slots s = open();
+    ASSERT_TRUE(s.write("slot1", game(1)));
+    ASSERT_TRUE(s.write("slot1", game(2)));
+    ASSERT_TRUE(s.write("slot2", game(3)));
+  }
+  for (const fs::path& p : files_in(folder(), ".2.slot")) flip_byte(p, 40);  // slot1's newest
+  std::set<std::string> before;
+  for (const auto& e : fs::directory_iterator(folder())) {
+    before.insert(e.path().filename().string());
+    if (e.path().filename() != ".savekit-slots.lock") test_support::give_to_checker(e.path());
+  }
+  // The lock file the game made, which the reader may not write (as on a read-only mount).
+  fs::permissions(folder() / ".savekit-slots.lock",
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(folder(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
+  const std::string problem = test_support::run_unprivileged([&]() -> std::string {
+    if (::access(folder().c_str(), W_OK) == 0) return "the folder is writable: this checks nothing";
+    auto s = savekit::slots::open(folder().string(), {.read_only = true});
+    if (!s) return "open: " + s.error().to_string();
+    auto menu = s->list();
+    if (!menu || menu->size() != 2) return "the menu does not list both slots";
+    if (s->read<SaveGame>("slot1").value_or(SaveGame{}) != game(1)) return "slot1 did not fall back to its first save";
+    if (s->read<SaveGame>("slot2").value_or(SaveGame{}) != game(3)) return "slot2 does not read";
+    return "";
+  });
+  fs::permissions(folder(), fs::perms::owner_all);
+  EXPECT_EQ(problem, "");
+  std::set<std::string> after;
+  for (const auto& e : fs::directory_iterator(folder())) after.insert(e.path().filename().string());
+  EXPECT_EQ(after, before);
+}
+#endif
 
 TEST_F(Slots, TheFolderIsResolvedOnceAndLinksAreFollowed) {
   fs::create_directories(dir.path() / "real");

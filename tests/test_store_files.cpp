@@ -19,6 +19,7 @@
 #include "support/fault_fs.hpp"
 #include "support/store_file.hpp"
 #include "support/temp_dir.hpp"
+#include "support/unprivileged.hpp"
 
 using savekit::errc;
 namespace fs = std::filesystem;
@@ -322,6 +323,57 @@ TEST_F(StoreFiles, ReadOnlyOpensCreateNothing) {
   EXPECT_FALSE(fs::exists("/dev/null.lock"));
 #endif
 }
+
+#if !defined(__EMSCRIPTEN__)
+TEST_F(StoreFiles, ReadOnlyOpensWorkInAFolderThePlayerCannotWriteTo) {
+  // Regression (audit): the read-only-folder case was never run where CI runs, as root,
+  // which writes through permissions. The check now runs as nobody when this is root. A
+  // store once opened for writing has a lock file; one copied in has none; one lock file
+  // the player may not read: every read-only open works and creates nothing.
+  {
+    auto p = savekit::prefs::open(path("game.prefs"));
+    ASSERT_TRUE(p->set_int("level", 3));
+    ASSERT_TRUE(p->save());
+  }
+  fs::copy_file(path("game.prefs"), path("copied.prefs"));
+  fs::copy_file(path("game.prefs"), path("private.prefs"));
+  { std::ofstream(path("private.prefs.lock")); }
+  fs::permissions(path("private.prefs.lock"), fs::perms::owner_read | fs::perms::owner_write);
+  for (const char* store : {"game.prefs", "copied.prefs", "private.prefs"}) test_support::give_to_checker(path(store));
+  const auto before = names_in(dir_.path());
+  fs::permissions(dir_.path(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const std::string problem = test_support::run_unprivileged([&]() -> std::string {
+    if (::access(dir_.path().c_str(), W_OK) == 0) return "the folder is writable: this checks nothing";
+    for (const char* store : {"game.prefs", "copied.prefs", "private.prefs"}) {
+      auto p = savekit::prefs::open(path(store), {.read_only = true});
+      if (!p) return std::string{store} + ": " + p.error().to_string();
+      if (p->get_int("level") != 3) return std::string{store} + ": level is not 3";
+      auto check = savekit::check_store_file(path(store).string());
+      if (!check) return std::string{store} + " (check): " + check.error().to_string();
+    }
+    return "";
+  });
+  fs::permissions(dir_.path(), fs::perms::owner_all);
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(names_in(dir_.path()), before);
+}
+
+TEST_F(StoreFiles, AStoreFileOver4GiBIsRefusedWhateverTheLimitAsked) {
+  // Regression (audit): the 4 GiB limit's test never reached it (removing the cap passed).
+  // A store's records have 32-bit lengths, so no file over 4 GiB is one savekit wrote:
+  // even with max_store_bytes at its largest it is refused at once, never read into memory.
+  { std::ofstream(path("huge.prefs")) << "SKPF"; }
+  fs::resize_file(path("huge.prefs"), (std::uint64_t{1} << 32) + 4096);  // sparse: no disk used
+  auto p = savekit::prefs::open(path("huge.prefs"), {.max_store_bytes = UINT64_MAX, .read_only = true});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code(), errc::store_too_large) << p.error().to_string();
+  auto writable = savekit::prefs::open(path("huge.prefs"), {.max_store_bytes = UINT64_MAX});
+  ASSERT_FALSE(writable);
+  EXPECT_EQ(writable.error().code(), errc::store_too_large) << writable.error().to_string();
+  EXPECT_EQ(fs::file_size(path("huge.prefs")), (std::uint64_t{1} << 32) + 4096);  // left as it was
+}
+#endif
 
 TEST_F(StoreFiles, WhatCannotBeAStoreIsRefusedWithoutCreatingAnything) {
   // Regression: a FIFO hung the open, /dev/zero grew memory without bound, an 8 GiB sparse
