@@ -521,6 +521,26 @@ struct slots::state {
     return sealed;
   }
 
+  // The payload of a generation made anew from another (copy from -> to, restore: from ==
+  // to): only one the game can read is copied — a sealed one opens (a forgery is never put
+  // in place as the newest), a plain one only where plain ones are read — and it is sealed
+  // for `to`, where the sealer proves who wrote a save (a plain one too: a migration step,
+  // as a write is). header is the new generation's: its sealed flag follows.
+  result<std::string> payload_for_copy(const inspected& file, slot_header& header, std::string_view from,
+                                       std::string_view to) {
+    result<std::string> readable = readable_payload(file, file.payload, from);
+    if (!readable) return std::move(readable).error();
+    const bool sealed = (header.flags & detail::slot_flag_sealed) != 0;
+    if (sealed && from == to) return file.payload;  // opened above: its seal holds for this name
+    if (!sealed && !(options.sealer && options.sealer->authenticates())) return std::move(*readable);
+    result<std::string> resealed = options.sealer->seal(
+        *readable, to, header.schema_version, detail::slot_seal_binding(header.encoding, file.compact_layout));
+    if (!resealed)
+      return error{resealed.error().code(), 0, quoted(to) + ": sealing it failed: " + resealed.error().message()};
+    header.flags |= detail::slot_flag_sealed;
+    return resealed;
+  }
+
   // A sealed payload, opened: errc::key_not_held without a sealer; the seal's own error else.
   // The seal covers how the payload is read (its encoding and compact layout), so that a
   // changed header or layout cannot send a value into another member.
@@ -1051,7 +1071,7 @@ status slots::copy(std::string_view from, std::string_view to) {
   const inspected& f = found->file;
   slot_header header = f.header;
   header.restored_from = 0;
-  result<std::string> payload = s.sealed_for(f, f.payload, from, to);
+  result<std::string> payload = s.payload_for_copy(f, header, from, to);
   if (!payload) return std::move(payload).error();
   return s.write_new_generation(to, header, detail::encode_slot_meta(f.meta, f.compact_layout), f.thumbnail, *payload,
                                 s.path_of(found->base, f.header.generation, slot_file_kind::generation));
@@ -1065,8 +1085,10 @@ status slots::restore(std::string_view name, std::uint64_t generation) {
   if (!r) return std::move(r).error();
   slot_header header = r->header;
   header.restored_from = generation;
+  result<std::string> payload = s.payload_for_copy(*r, header, name, name);
+  if (!payload) return std::move(payload).error();
   return s.write_new_generation(name, header, detail::encode_slot_meta(r->meta, r->compact_layout), r->thumbnail,
-                                r->payload);
+                                *payload);
 }
 
 result<slots::payload> slots::read_generation(std::string_view name, std::uint64_t generation) {

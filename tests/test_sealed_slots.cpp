@@ -174,6 +174,65 @@ TEST_F(SealedSlots, SavesMadeBeforeSealingMigrateWhenAskedAndAreSealedAtTheirNex
   EXPECT_TRUE(s.info("slot1")->sealed);
 }
 
+// Review of issue 40: restore and copy put a generation in place as the newest without
+// reading it, so a plain one (or a forged sealed one) became a newest generation the
+// folder refuses, hiding the real saves behind it.
+TEST_F(SealedSlots, RestoreAndCopyPutInPlaceOnlyWhatTheGameCanRead) {
+  const Hero real{"Ayla", 12, {1}}, forged{"Ayla", 99, {9, 9, 9}};
+  {
+    auto s = open({.sealer = sealer});
+    ASSERT_TRUE(s.write("slot1", real));
+  }
+  {
+    auto keyless = open({});  // the forger: generation 2, plain
+    ASSERT_TRUE(keyless.write("slot1", forged));
+  }
+  {
+    auto s = open({.sealer = sealer});
+    ASSERT_TRUE(s.write("slot1", real));  // generation 3, sealed
+    EXPECT_EQ(s.restore("slot1", 2).error().code(), errc::tampered);
+    EXPECT_EQ(s.info("slot1")->generation, 3u) << "nothing was put in place";
+    ASSERT_TRUE(s.restore("slot1", 1));
+    EXPECT_EQ(*s.read<Hero>("slot1"), real);
+  }
+  // A sealed generation whose payload was changed (every checksum made valid again).
+  const fs::path newest = only_file("s-slot1.4.");
+  ASSERT_FALSE(newest.empty());
+  generation_file file(read_file(newest));
+  file.payload.back() ^= 1;
+  write_file(newest, file.bytes());
+  auto s = open({.sealer = sealer});
+  EXPECT_EQ(s.restore("slot1", 4).error().code(), errc::tampered);
+  EXPECT_EQ(s.copy("slot1", "slot2").error().code(), errc::tampered) << "the newest fails its seal: no fallback";
+  EXPECT_EQ(s.read<Hero>("slot2").error().code(), errc::not_found);
+  EXPECT_EQ(s.info("slot1")->generation, 4u);
+}
+
+TEST_F(SealedSlots, APlainSaveRestoredOrCopiedDuringMigrationIsSealedOnTheWay) {
+  const Hero old_save{"Ayla", 3, {}};
+  {
+    auto s = open({});
+    ASSERT_TRUE(s.write("slot1", old_save));
+    ASSERT_TRUE(s.write("slot1", Hero{}));
+  }
+  {
+    auto refusing = open({.sealer = sealer});
+    EXPECT_EQ(refusing.copy("slot1", "slot2").error().code(), errc::tampered);
+    EXPECT_EQ(refusing.restore("slot1", 1).error().code(), errc::tampered);
+  }
+  {
+    auto migrating = open({.sealer = sealer, .accept_unsealed = true});
+    ASSERT_TRUE(migrating.restore("slot1", 1));
+    ASSERT_TRUE(migrating.copy("slot1", "slot2"));
+    EXPECT_TRUE(migrating.info("slot1")->sealed);
+    EXPECT_TRUE(migrating.info("slot2")->sealed);
+  }
+  auto sealed_only = open({.sealer = sealer});
+  EXPECT_EQ(*sealed_only.read<Hero>("slot1"), old_save);
+  EXPECT_EQ(*sealed_only.read<Hero>("slot2"), old_save);
+  EXPECT_EQ(sealed_only.info("slot1")->restored_from, 1u);
+}
+
 // Issue 40, 2: the encoding byte and the compact layout decide which member a value goes
 // into, and were covered by CRC-32C alone.
 struct Purse {
