@@ -1127,7 +1127,11 @@ status slots::rename(std::string_view from, std::string_view to) {
   // or a kill between two steps: copies of `from`'s generations (the same numbers and saving
   // times; the same payloads, unless sealed again for the new name), and `from` missing its
   // oldest ones (removed oldest first). Then the rename goes on; anything else is another slot.
-  bool resuming = !target->generations.empty() && target->damaged.empty();
+  // (`to`'s set-aside files come last, after every old generation file is gone: with any of
+  // them, `from` has none left.)
+  bool resuming = !target->generations.empty() && (target->damaged.empty() || source->generations.empty());
+  for (std::uint64_t g : target->damaged)  // never two set-aside files of one number
+    if (std::find(source->damaged.begin(), source->damaged.end(), g) != source->damaged.end()) resuming = false;
   // The first copy is `from`'s newest and its removal comes last: while `from` keeps any
   // generation, `to`'s newest is that one (else `to` is another slot, whose older numbers
   // would pass for removed ones).
