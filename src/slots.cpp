@@ -1176,7 +1176,12 @@ status slots::rename(std::string_view from, std::string_view to) {
       continue;
     }
     if (std::find(target->generations.begin(), target->generations.end(), g) != target->generations.end()) continue;
-    result<std::string> payload = s.sealed_for(*r, std::move(r->payload), from, to);
+    result<std::string> payload = s.sealed_for(*r, r->payload, from, to);
+    // An older generation sealed with a key the keyring no longer holds cannot be sealed for
+    // the new name: it moves with its bytes as they are (it opened under no name before, and
+    // still opens under none), so that the rename can finish. The newest must open.
+    if (!payload && payload.error().code() == errc::key_not_held && g != source->generations.front())
+      payload = std::move(r->payload);
     if (!payload) return std::move(payload).error();
     if (status written =
             s.write_generation(to_base, r->header, to, detail::encode_slot_meta(r->meta, r->compact_layout),

@@ -329,3 +329,37 @@ TEST_F(SealedSlots, ARenameKilledBetweenAnyTwoStepsCanBeRunAgain) {
     ASSERT_LT(at, 80);
   }
 }
+
+// Review of issue 40: a rename re-seals every generation for the new name; one sealed with
+// a key since dropped from the keyring failed it at every try, leaving the slot under both
+// names. Such an older generation now moves as it is; the newest must still open.
+TEST_F(SealedSlots, ARenameFinishesWhenAnOlderGenerationNeedsADroppedKey) {
+  auto old_key = savekit::make_slot_sealer(savekit::keyring{key_of(1, 7)}, {}, "player-1");
+  savekit::keyring both{key_of(2, 9)};  // the new key current, the old one kept
+  both.add(key_of(1, 7));
+  auto rotated = savekit::make_slot_sealer(both, {}, "player-1");
+  auto new_only = savekit::make_slot_sealer(savekit::keyring{key_of(2, 9)}, {}, "player-1");
+  {
+    auto s = open({.sealer = old_key});
+    ASSERT_TRUE(s.write("from", Hero{"Ayla", 1, {}}));
+  }
+  {
+    auto s = open({.sealer = rotated});
+    ASSERT_TRUE(s.write("from", Hero{"Ayla", 2, {}}));
+    ASSERT_TRUE(s.write("from", Hero{"Ayla", 3, {}}));
+  }
+  {
+    auto s = open({.sealer = new_only});
+    EXPECT_EQ(s.read_generation("from", 1).error().code(), errc::key_not_held);
+    auto renamed = s.rename("from", "to");
+    ASSERT_TRUE(renamed) << renamed.error().to_string();
+    EXPECT_EQ(s.read<Hero>("to").value_or(Hero{}).level, 3);
+    EXPECT_EQ(s.read<Hero>("from").error().code(), errc::not_found);
+    EXPECT_EQ(s.history("to").value_or(std::vector<savekit::generation_info>{}).size(), 3u) << "nothing left behind";
+    EXPECT_NE(s.read_generation("to", 1).error().code(), errc::ok) << "it opens under no name, as before";
+  }
+  // A newest generation that does not open is never renamed away from its key's reach.
+  auto keyless_newest = open({.sealer = old_key});
+  EXPECT_EQ(keyless_newest.rename("to", "elsewhere").error().code(), errc::key_not_held);
+  EXPECT_EQ(keyless_newest.history("elsewhere").error().code(), errc::not_found);
+}
