@@ -563,14 +563,33 @@ struct slots::state {
   // A generation's payload as the game reads it: a sealed one opened; a plain one refused
   // where the sealer proves who wrote a save (anyone can write a plain generation with the
   // public format), unless slots_options::accept_unsealed lets old plain saves migrate.
+  // Migrating, a plain generation is read only in a slot that holds no sealed one: a save
+  // made before sealing is in a slot the sealing game has not written yet; a plain one
+  // beside sealed ones was planted since.
   result<std::string> readable_payload(const inspected& file, std::string payload, std::string_view name) {
     if ((file.header.flags & detail::slot_flag_sealed) != 0) return open_sealed(file, payload, name);
-    if (options.sealer && options.sealer->authenticates() && !options.accept_unsealed)
+    if (!options.sealer || !options.sealer->authenticates()) return payload;
+    const std::string which = quoted(name) + " generation " + std::to_string(file.header.generation);
+    if (!options.accept_unsealed)
       return error{errc::tampered, 0,
-                   quoted(name) + " generation " + std::to_string(file.header.generation) +
+                   which +
                        " is not sealed, and these slots open sealed saves only (slots_options::accept_unsealed "
                        "reads unsealed ones, to migrate saves made before sealing)"};
+    if (holds_a_sealed_generation(name))
+      return error{errc::tampered, 0,
+                   which + " is not sealed, and the slot holds sealed saves: only a slot sealed nowhere migrates"};
     return payload;
+  }
+  bool holds_a_sealed_generation(std::string_view name) {
+    const std::string base = detail::slot_file_base(name);
+    result<slot_files> files = scan_slot(name, base);
+    if (!files) return true;  // cannot tell: not migrated
+    for (std::uint64_t g : files->generations) {
+      result<inspected> head = inspect(base, g, sections::head, name);
+      if (!head || head->other_name) continue;
+      if ((head->header.flags & detail::slot_flag_sealed) != 0) return true;
+    }
+    return false;
   }
 
   error read_only_error() const {

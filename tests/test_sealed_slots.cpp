@@ -233,6 +233,26 @@ TEST_F(SealedSlots, APlainSaveRestoredOrCopiedDuringMigrationIsSealedOnTheWay) {
   EXPECT_EQ(sealed_only.info("slot1")->restored_from, 1u);
 }
 
+// Review of issue 40: migrating (accept_unsealed) read any plain generation, so a forger
+// could put one beside the game's sealed saves and have it read while the game migrates.
+TEST_F(SealedSlots, MigratingReadsPlainSavesOnlyInSlotsSealedNowhere) {
+  const Hero real{"Ayla", 12, {1}}, forged{"Ayla", 99, {9, 9, 9}}, old_save{"Bea", 3, {}};
+  {
+    auto s = open({.sealer = sealer});
+    ASSERT_TRUE(s.write("slot1", real));
+  }
+  {
+    auto keyless = open({});  // the forger, and a save made before sealing
+    ASSERT_TRUE(keyless.write("slot1", forged));
+    ASSERT_TRUE(keyless.write("slot2", old_save));
+  }
+  auto s = open({.sealer = sealer, .accept_unsealed = true});
+  auto read = s.read<Hero>("slot1");
+  ASSERT_FALSE(read) << "a plain save beside sealed ones was read while migrating";
+  EXPECT_EQ(read.error().code(), errc::tampered) << read.error().to_string();
+  EXPECT_EQ(s.read<Hero>("slot2").value_or(Hero{}), old_save);
+}
+
 // Issue 40, 2: the encoding byte and the compact layout decide which member a value goes
 // into, and were covered by CRC-32C alone.
 struct Purse {

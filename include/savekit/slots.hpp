@@ -129,7 +129,8 @@ struct slots_options {
   std::shared_ptr<const payload_sealer> sealer = nullptr;
   // With a sealer that proves who wrote a save (a MAC or encryption), a generation that is
   // not sealed is errc::tampered: anyone can write one with the public format. true reads
-  // them, to migrate saves made before the game sealed (each is sealed at its next write).
+  // them, to migrate saves made before the game sealed (each is sealed at its next write),
+  // in slots that hold no sealed generation (beside sealed ones, a plain one was planted).
   bool accept_unsealed = false;
 };
 
