@@ -31,7 +31,7 @@
 #include "savekit/detail/layout.hpp"
 #include "savekit/document.hpp"
 #include "savekit/error.hpp"
-#include "savekit/file_backend.hpp"
+#include "savekit/file_system.hpp"
 #include "savekit/object_codec.hpp"
 #include "savekit/sealer.hpp"
 
