@@ -1,4 +1,4 @@
-// The file backend: an append-only log of checksummed commit records (docs/format.md).
+// The file backend: an append-only log of checksummed commit records (docs/store-format.md).
 #include "savekit/file_backend.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Sealed saves (savekit/seal.hpp): the envelope of docs/format.md, "Sealed saves", over
+// Sealed saves (savekit/seal.hpp): the envelope of docs/sealed-format.md, over
 // libzstd and libsodium. No cryptography or compression of savekit's own.
 #include "savekit/seal.hpp"
 

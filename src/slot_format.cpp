@@ -22,7 +22,7 @@ struct stored_slot_meta {
 };
 
 constexpr std::uint8_t known_slot_flags = slot_flag_sealed;
-// The encoding byte is object_encoding's value: docs/format.md lists them.
+// The encoding byte is object_encoding's value: docs/slot-format.md lists them.
 static_assert(static_cast<int>(object_encoding::msgpack) == 0 &&
               static_cast<int>(object_encoding::msgpack_compact) == 1 && static_cast<int>(object_encoding::json) == 2);
 

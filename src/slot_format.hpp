@@ -1,4 +1,4 @@
-// The slot generation file (docs/format.md, "Slot files") and how slot names become file
+// The slot generation file (docs/slot-format.md) and how slot names become file
 // names. Pure functions over bytes, so that the parser can be fuzzed on its own.
 #pragma once
 
@@ -79,7 +79,7 @@ std::string encode_slot_meta(const slot_meta& meta, const std::vector<std::strin
 result<slot_meta> decode_slot_meta(std::string_view bytes, std::vector<std::string>* compact_layout = nullptr);
 // What a sealed payload's seal covers beside it (seal_context::binding): everything outside
 // the seal that decides how the opened bytes are read — the encoding byte and the compact
-// layout (docs/format.md, "Sealed payloads").
+// layout (docs/slot-format.md, "Sealed payloads").
 std::string slot_seal_binding(object_encoding encoding, const std::vector<std::string>& compact_layout);
 
 // ---- file names ----

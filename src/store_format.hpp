@@ -1,4 +1,4 @@
-// The store file format (docs/format.md): a header, then checksummed commit records.
+// The store file format (docs/store-format.md): a header, then checksummed commit records.
 // Encoding and a parser that recovers the newest intact committed state.
 #pragma once
 

@@ -443,7 +443,7 @@ TEST(StoreDurability, RecordsFromANewerSavekitAreRefusedNotRewritten) {
       EXPECT_EQ(disk.durable_content(std::string(store_path) + ".damaged"), "");
     }
   }
-  // The same base opens: the builder writes what docs/format.md describes.
+  // The same base opens: the builder writes what docs/store-format.md describes.
   fault_fs disk;
   disk.plant(store_path, base);
   auto opened = savekit::prefs::open(savekit::make_file_backend(store_path, disk));
@@ -511,7 +511,7 @@ TEST(StoreDurability, NewerFormatIsRefused) {
 
 TEST(StoreDurability, ReadsAFileWrittenFromTheFormatDocument) {
   // tests/fuzz/corpus/store_open/three_commits.prefs was written by a Python script that
-  // follows docs/format.md (with its own CRC-32C), not by savekit.
+  // follows docs/store-format.md (with its own CRC-32C), not by savekit.
   std::ifstream in(std::string(SAVEKIT_SOURCE_DIR) + "/tests/fuzz/corpus/store_open/three_commits.prefs",
                    std::ios::binary);
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -7,7 +7,7 @@
 // directory — so a crash at any instant leaves the last committed state or the one
 // before it. A file with a damaged record is recovered to the newest intact commit and
 // reported (prefs::recovery()), the damaged file kept beside it. The format is in
-// docs/format.md.
+// docs/store-format.md.
 //
 // The path is resolved once, at open: made absolute (a later chdir changes nothing) and
 // followed through symbolic links, so that a linked store is written where it really is,

@@ -113,7 +113,7 @@ void on_autosave(std::function<void(const autosave_event& event)> listener);
 //   });
 //
 // The same slots (savekit/slots.hpp) in IndexedDB: database "savekit-slots:" + name, a
-// record per generation file, in the format of the files on a disk (docs/format.md).
+// record per generation file, in the format of the files on a disk (docs/slot-format.md).
 // IndexedDB has no blocking calls, so the slots' files are loaded into memory at open and
 // every read is served from there; a change is made there at once and sent to IndexedDB
 // when the calling JavaScript task ends, the changes of one call (a write and the pruning

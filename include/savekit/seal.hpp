@@ -5,7 +5,7 @@
 //   savekit::result<std::string> sealed = savekit::seal(save_bytes, {}, where, &keys);  // zstd + AEAD
 //   savekit::result<std::string> bytes = savekit::unseal(*sealed, &keys, where);
 //
-// A sealed save is an envelope (docs/format.md, "Sealed saves"): a 24-byte header (magic,
+// A sealed save is an envelope (docs/sealed-format.md): a 24-byte header (magic,
 // version, algorithms, key id, dictionary id, original size), a nonce for encryption, the
 // body (compressed, then encrypted), and a tag. Protection is one of
 //   none — a BLAKE2b-256 digest: damage is found, edits are not prevented;

@@ -16,7 +16,7 @@ class payload_sealer {
   virtual ~payload_sealer() = default;
   // Seals a slot's payload, bound to the slot's name, the schema version it was saved with
   // and `binding`: bytes stored outside the seal that decide how the payload is read (for
-  // slots, its encoding and compact layout: docs/format.md), covered but not stored.
+  // slots, its encoding and compact layout: docs/slot-format.md), covered but not stored.
   virtual result<std::string> seal(std::string_view payload, std::string_view slot, std::uint32_t schema_version,
                                    std::string_view binding) const = 0;
   // Opens it: errc::tampered (edited, sealed for another slot, or read with another

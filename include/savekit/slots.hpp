@@ -13,7 +13,7 @@
 // A damaged generation is set aside (renamed *.damaged, never deleted) and the slot falls
 // back to the one before, saying so. The folder is locked against a second process.
 //
-// The file format is in docs/format.md; the rules for reading saves of older or newer
+// The file format is in docs/slot-format.md; the rules for reading saves of older or newer
 // versions of the game's types in docs/slots.md.
 #pragma once
 

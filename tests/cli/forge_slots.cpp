@@ -26,7 +26,7 @@ std::string file_of(std::string_view name, std::uint32_t version, savekit::objec
       savekit::detail::encode_slot_head(header, name, savekit::detail::encode_slot_meta(meta), {}, payload) + payload;
   if (version != savekit::detail::slot_format_version) {
     for (int i = 0; i < 4; ++i) file[8 + static_cast<std::size_t>(i)] = static_cast<char>((version >> (8 * i)) & 0xFF);
-    // A newer savekit's header ends with its checksum too (docs/format.md).
+    // A newer savekit's header ends with its checksum too (docs/slot-format.md).
     std::string checksum;
     savekit::detail::put_u32(checksum, savekit::detail::crc32c(file.data(), savekit::detail::slot_header_size - 4));
     file.replace(savekit::detail::slot_header_size - 4, 4, checksum);

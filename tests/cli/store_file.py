@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a savekit store file from docs/format.md alone (its own CRC-32C and encoding),
+"""Writes a savekit store file from docs/store-format.md alone (its own CRC-32C and encoding),
 so the CLI tests can hand the program files savekit would never write.
 
 Usage: store_file.py OUT [--version N] RECORD...

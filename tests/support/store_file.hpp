@@ -1,4 +1,4 @@
-// Store files built from docs/format.md alone — its own CRC-32C, its own encoding — so
+// Store files built from docs/store-format.md alone — its own CRC-32C, its own encoding — so
 // that tests can plant files savekit did not write: records with flags or types from a
 // "newer" savekit, damaged lengths, zero-filled tails, crafted keys.
 #pragma once
