@@ -1,0 +1,136 @@
+// Writing a slots folder: one generation file at a time, whole or not at all, then pruning
+// (slot_folder.hpp, invariants 1, 2 and 6).
+#include <algorithm>
+#include <chrono>
+
+#include "slot_folder.hpp"
+
+namespace savekit::detail {
+
+namespace {
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+// To a temporary name, synced, renamed into place, the folder synced; the error says which
+// case a failure is. The file takes the permissions (and, where the process may, the
+// owner) of `like`: a save the player made private (chmod 600) stays private at the next write.
+status slot_folder::write_generation(const std::string& base, slot_header header, std::string_view name,
+                                     std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload,
+                                     const std::string& like) {
+  auto not_saved = [&](error e) {
+    return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
+  };
+  std::string head = encode_slot_head(header, name, meta_bytes, thumbnail, payload);
+  const std::string temporary = path_of(base, header.generation, slot_file_kind::temporary);
+  const std::string final_path = path_of(base, header.generation, slot_file_kind::generation);
+  (void)fs->remove(temporary);  // left by an interrupted write
+  result<int> handle = fs->open(temporary, file_system::open_mode::create_new);
+  if (!handle) return not_saved(std::move(handle).error());
+  status written;
+  if (!like.empty())
+    if (result<file_system::file_info> model = fs->stat(like); model && model->regular)
+      written = fs->copy_permissions(*handle, *model);
+  if (written) written = fs->write(*handle, head.data(), head.size());
+  if (written && !payload.empty()) written = fs->write(*handle, payload.data(), payload.size());
+  if (written) written = fs->sync(*handle);
+  fs->close(*handle);
+  if (written) written = fs->rename(temporary, final_path);
+  if (!written) {
+    (void)fs->remove(temporary);
+    return not_saved(std::move(written).error());
+  }
+  if (status synced = fs->sync_directory(folder); !synced)
+    return error{synced.error().code(), 0,
+                 quoted(name) + " was saved, but the folder could not be synced: the save is what reads see, " +
+                     "and it may not survive a power cut (the previous one is kept too): " + synced.error().message()};
+  return {};
+}
+
+void slot_folder::prune(std::string_view name, const std::string& base) {
+  result<slot_files> files = scan_slot(name, base);
+  if (!files) return;
+  const std::size_t keep = std::max<std::uint32_t>(options.keep_generations, 1);
+  if (files->generations.size() <= keep) return;
+  const std::uint64_t oldest_kept = files->generations[keep - 1];
+  for (std::size_t i = keep; i < files->generations.size(); ++i)
+    (void)fs->remove(path_of(base, files->generations[i], slot_file_kind::generation));
+  for (std::uint64_t g : files->damaged)
+    if (g < oldest_kept) (void)fs->remove(path_of(base, g, slot_file_kind::damaged));
+}
+
+// Strictly increasing within a run, so that the load menu's order is the order of the
+// writes (restores and copies included) even when two fall in one tick of the clock.
+std::int64_t slot_folder::next_saved_at() { return last_saved_at_us = std::max(now_us(), last_saved_at_us + 1); }
+
+status slot_folder::write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
+                                         std::string_view thumbnail, std::string_view payload,
+                                         const std::string& like_if_new) {
+  const std::string base = slot_file_base(name);
+  // Past every number the base has used, other names' sharing a hashed base included.
+  result<std::map<std::string, slot_files>> all = scan();
+  if (!all) return std::move(all).error();
+  const std::uint64_t highest = (*all)[base].highest();
+  if (highest >= max_slot_generation)
+    return error{errc::value_too_large, 0,
+                 quoted(name) + " has used every generation number: remove it (or its files) to save again"};
+  header.generation = highest + 1;
+  header.saved_at_us = next_saved_at();
+  const slot_files& files = (*all)[base];
+  const std::string like =
+      files.generations.empty() ? like_if_new : path_of(base, files.generations.front(), slot_file_kind::generation);
+  if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like); !written)
+    return written;
+  prune(name, base);
+  return {};
+}
+
+status slot_folder::write_save(std::string_view name, const new_save& save) {
+  if (options.read_only) return read_only_error();
+  slot_header header;
+  header.schema_version = save.schema_version;
+  header.encoding = save.encoding;
+  const auto& t = save.meta->thumbnail;
+  if (t.size() > max_slot_thumbnail_bytes)
+    return error{errc::value_too_large, 0, quoted(name) + ": the thumbnail is larger than 64 MiB"};
+  std::string_view payload = save.payload;
+  std::string sealed;
+  const bool sealing = save.sealed.value_or(options.sealer != nullptr);
+  if (!sealing && options.sealer && options.sealer->authenticates() && !options.accept_unsealed)
+    return error{errc::invalid_value, 0,
+                 quoted(name) +
+                     " was not saved: unsealed, it could not be read back by these slots (which open "
+                     "sealed saves only, unless slots_options::accept_unsealed)"};
+  if (sealing) {
+    if (!options.sealer)
+      return error{errc::key_not_held, 0, quoted(name) + " was not saved: sealing it needs slots_options::sealer"};
+    result<std::string> made = options.sealer->seal(save.payload, name, save.schema_version,
+                                                    slot_seal_binding(header.encoding, *save.compact_layout));
+    if (!made)
+      return error{made.error().code(), 0,
+                   quoted(name) + " was not saved: it could not be sealed: " + made.error().message()};
+    sealed = std::move(*made);
+    payload = sealed;
+    header.flags |= slot_flag_sealed;
+  }
+  if (payload.size() > options.max_payload_bytes)
+    return error{errc::value_too_large, 0,
+                 quoted(name) + ": the save takes " + std::to_string(payload.size()) +
+                     " bytes, more than max_payload_bytes (" + std::to_string(options.max_payload_bytes) +
+                     "): it could not be read back"};
+  std::string meta = encode_slot_meta(*save.meta, *save.compact_layout);
+  // What is written must read back: the metadata's reader has its own limits.
+  if (result<slot_meta> back = decode_slot_meta(meta); meta.size() > max_slot_meta_bytes || !back)
+    return error{errc::value_too_large, 0,
+                 quoted(name) + ": the title and fields are too large to be read back (at most 1 MiB, " +
+                     std::to_string(max_slot_meta_entries) + " fields)"};
+  std::lock_guard lock(folder_mutex);
+  return write_new_generation(name, header, meta, std::string_view{reinterpret_cast<const char*>(t.data()), t.size()},
+                              payload);
+}
+
+}  // namespace savekit::detail
