@@ -1,7 +1,9 @@
 // The PostgreSQL driver (libpq): a pool of connections, each with the statements prepared;
 // a write is one transaction whose compare-and-set is a single UPDATE or INSERT … ON
 // CONFLICT on the slot's row, so two writers of one version can never both succeed. The
-// server keeps nothing else: any number of server processes may share the database.
+// server keeps nothing else: any number of server processes may share the database. The
+// reads and writes themselves are the transaction script (slot_transactions.hpp); this file
+// is the session it runs on, the pool, and how a failure is judged.
 #include <libpq-fe.h>
 
 #include <poll.h>
@@ -13,6 +15,7 @@
 #include <utility>
 
 #include "slot_store.hpp"
+#include "slot_transactions.hpp"
 #include "store_schema.hpp"
 
 namespace savekit::server {
@@ -26,18 +29,19 @@ std::string dollar_parameters(const char* text) {
   return out;
 }
 
-// A statement's parameter: text (sent NUL-terminated, typed by the statement) or bytes.
+// A statement's parameter as libpq takes it: text (sent NUL-terminated, typed by the
+// statement) or bytes.
 struct param {
   std::string text;
   std::string_view bytes;
   bool binary = false;
-  param(std::string_view v) : text(v) {}
-  param(std::int64_t v) : text(std::to_string(v)) {}
-  static param blob(std::string_view v) {
-    param p(std::string_view{});
-    p.bytes = v;
-    p.binary = true;
-    return p;
+  explicit param(const sql_value& v) {
+    if (v.kind == sql_value::integer)
+      text = std::to_string(v.number);
+    else if (v.kind == sql_value::text)
+      text = v.chars;
+    else
+      bytes = v.chars, binary = true;
   }
 };
 
@@ -76,17 +80,17 @@ class pg_result {
   PGresult* r_;
 };
 
-slot_entry entry_from(const pg_result& r, int row, std::string name, int first = 0) {
-  slot_entry e;
-  e.name = std::move(name);
-  e.version = r.integer(row, first);
-  e.deleted = r.integer(row, first + 1) != 0;
-  e.bytes = r.integer(row, first + 2);
-  e.meta = r.bytes(row, first + 3);
-  e.saved_at_us = r.integer(row, first + 4);
-  e.write_id = r.bytes(row, first + 5);
-  return e;
-}
+// A row of a binary result.
+class pg_row final : public sql_row {
+ public:
+  pg_row(const pg_result& r, int row) : r_(r), row_(row) {}
+  std::int64_t integer(int column) const override { return r_.integer(row_, column); }
+  std::string text(int column) const override { return r_.bytes(row_, column); }
+
+ private:
+  const pg_result& r_;
+  int row_;
+};
 
 // Statements are prepared on every connection under their numbers (sql::statement_id).
 using sql::statement_count;
@@ -158,7 +162,10 @@ class connection {
   }
 
   // A prepared statement, binary results; nullopt and problem on failure.
-  std::optional<pg_result> run(statement_id id, const std::vector<param>& params, pg_problem& problem) {
+  std::optional<pg_result> run(statement_id id, std::initializer_list<sql_value> given, pg_problem& problem) {
+    std::vector<param> params;
+    params.reserve(given.size());
+    for (const sql_value& v : given) params.emplace_back(v);
     std::vector<const char*> values;
     std::vector<int> lengths, formats;
     for (const param& p : params) {
@@ -268,6 +275,27 @@ class connection {
   bool prepared_ = false;
 };
 
+// The session the transaction script runs on: one leased connection, its failure kept in
+// the caller's pg_problem (the pool judges it: try again, 503 or 500).
+class pg_session final : public sql_session {
+ public:
+  pg_session(connection& c, pg_problem& p) : c_(c), p_(p) {}
+  bool run(const char*, statement_id id, std::initializer_list<sql_value> params, const row_reader& each_row) override {
+    std::optional<pg_result> r = c_.run(id, params, p_);
+    if (!r) return false;
+    if (each_row)
+      for (int row = 0; row < r->rows(); ++row) each_row(pg_row{*r, row});
+    return true;
+  }
+  bool begin() override { return c_.simple("BEGIN", p_); }
+  bool commit() override { return c_.simple("COMMIT", p_); }
+  bool rollback() override { return c_.simple("ROLLBACK", p_); }
+
+ private:
+  connection& c_;
+  pg_problem& p_;
+};
+
 class postgres_store final : public slot_store {
  public:
   postgres_store(std::string conninfo, const store_options& options) : options_(options) {
@@ -296,133 +324,33 @@ class postgres_store final : public slot_store {
   }
 
   store_result<std::vector<slot_entry>> list(std::string_view player) override {
-    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::vector<slot_entry>> {
-      auto r = c.run(sql::list_id, {param(player)}, p);
-      if (!r) return std::nullopt;
-      std::vector<slot_entry> out;
-      for (int row = 0; row < r->rows(); ++row) out.push_back(entry_from(*r, row, r->bytes(row, 0), 1));
-      return out;
-    });
+    return with_session([&](pg_session& db) { return transactions::list(db, player); });
   }
 
   store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) override {
-    return with_connection([&](connection& c, pg_problem& p) { return info_on(c, player, name, p); });
+    return with_session([&](pg_session& db) { return transactions::info(db, player, name); });
   }
 
   store_result<std::optional<slot_bytes>> read(std::string_view player, std::string_view name,
                                                std::optional<std::int64_t> version) override {
-    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::optional<slot_bytes>> {
-      auto r = version ? c.run(sql::read_version_id, {param(player), param(name), param(*version)}, p)
-                       : c.run(sql::read_current_id, {param(player), param(name)}, p);
-      if (!r) return std::nullopt;
-      if (r->rows() == 0) return std::optional<slot_bytes>{};
-      return std::optional<slot_bytes>{slot_bytes{entry_from(*r, 0, std::string{name}), r->bytes(0, 6)}};
-    });
+    return with_session([&](pg_session& db) { return transactions::read(db, player, name, version); });
   }
 
-  store_result<write_outcome> put(const put_request& q) override {
-    return with_transaction([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
-      const std::int64_t size = static_cast<std::int64_t>(q.body.size());
-      // A write id sent again: the first answer (looked up again below if the
-      // compare-and-set fails, for an attempt that committed in the meantime).
-      if (!q.write_id.empty()) {
-        auto earlier = find_write(c, q.player, q.name, q.write_id, q.digest, p);
-        if (!earlier) return std::nullopt;
-        if (*earlier) {
-          if (!c.simple("ROLLBACK", p)) return std::nullopt;
-          return std::move(**earlier);
-        }
-      }
-      std::optional<pg_result> changed;
-      if (q.expected_version) {
-        changed = c.run(sql::replace_id,
-                        {param(q.player), param(q.name), param(size), param(q.meta), param(q.saved_at_us),
-                         param(q.write_id), param(*q.expected_version)},
-                        p);
-      } else {
-        changed = c.run(
-            sql::create_id,
-            {param(q.player), param(q.name), param(size), param(q.meta), param(q.saved_at_us), param(q.write_id)}, p);
-      }
-      if (!changed) return std::nullopt;
-      if (changed->rows() == 0) {
-        if (!c.simple("ROLLBACK", p)) return std::nullopt;
-        return moved_or_repeated(c, q.player, q.name, q.write_id, q.digest, p);
-      }
-      const std::int64_t version = changed->integer(0, 0);
-      fail_here_if_asked(q.name);
-      const bool creates = !q.expected_version;
-      if (creates) {
-        if (!c.run(sql::add_player_id, {param(q.player)}, p)) return std::nullopt;
-        auto counted = c.run(sql::count_slot_id, {param(q.player), param(std::int64_t{q.max_slots})}, p);
-        if (!counted) return std::nullopt;
-        if (counted->rows() == 0) {
-          if (!c.simple("ROLLBACK", p)) return std::nullopt;
-          return write_outcome{write_outcome::too_many_slots, std::nullopt};
-        }
-      }
-      slot_entry e{std::string{q.name},     version, size, q.saved_at_us, std::string{q.meta},
-                   std::string{q.write_id}, false};
-      if (!c.run(sql::add_version_id,
-                 {param(q.player), param(q.name), param(version), param::blob(q.body), param(size), param(q.meta),
-                  param(q.saved_at_us), param(q.write_id), param(q.digest), param(std::int64_t{creates})},
-                 p) ||
-          !c.run(sql::prune_id, {param(q.player), param(q.name), param(std::int64_t{q.keep_versions})}, p) ||
-          !remember_write(c, q.player, q.write_id, e, q.digest, creates, q.forget_writes_before_us, q.keep_write_ids,
-                          p) ||
-          !c.simple("COMMIT", p))
-        return std::nullopt;
-      return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
-    });
+  store_result<write_outcome> put(const put_request& request) override {
+    return with_transaction([&](pg_session& db) { return transactions::put(db, request); });
   }
 
-  store_result<write_outcome> remove(const remove_request& q) override {
-    return with_transaction([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
-      const std::string digest = deletion_digest(q.expected_version);
-      if (!q.write_id.empty()) {
-        auto earlier = find_write(c, q.player, q.name, q.write_id, digest, p);
-        if (!earlier) return std::nullopt;
-        if (*earlier) {
-          if (!c.simple("ROLLBACK", p)) return std::nullopt;
-          return std::move(**earlier);
-        }
-      }
-      auto changed = c.run(
-          sql::remove_id,
-          {param(q.player), param(q.name), param(q.expected_version), param(q.saved_at_us), param(q.write_id)}, p);
-      if (!changed) return std::nullopt;
-      if (changed->rows() == 0) {
-        if (!c.simple("ROLLBACK", p)) return std::nullopt;
-        return moved_or_repeated(c, q.player, q.name, q.write_id, digest, p);
-      }
-      slot_entry e{std::string{q.name}, changed->integer(0, 0), 0, q.saved_at_us, "{}", std::string{q.write_id}, true};
-      if (!c.run(sql::uncount_slot_id, {param(q.player)}, p) ||
-          !remember_write(c, q.player, q.write_id, e, digest, false, q.forget_writes_before_us, q.keep_write_ids, p) ||
-          !c.simple("COMMIT", p))
-        return std::nullopt;
-      return write_outcome{write_outcome::deleted, std::move(e)};
-    });
+  store_result<write_outcome> remove(const remove_request& request) override {
+    return with_transaction([&](pg_session& db) { return transactions::remove(db, request); });
   }
 
   store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) override {
-    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::vector<slot_entry>> {
-      auto r = c.run(sql::versions_id, {param(player), param(name)}, p);
-      if (!r) return std::nullopt;
-      std::vector<slot_entry> out;
-      for (int row = 0; row < r->rows(); ++row) out.push_back(entry_from(*r, row, std::string{name}));
-      return out;
-    });
+    return with_session([&](pg_session& db) { return transactions::versions(db, player, name); });
   }
 
   store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
                                                            std::string_view write_id) override {
-    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::optional<remembered_write>> {
-      auto r = c.run(sql::find_write_id, {param(player), param(name), param(write_id)}, p);
-      if (!r) return std::nullopt;
-      if (r->rows() == 0) return std::optional<remembered_write>{};
-      return std::optional<remembered_write>{
-          remembered_write{entry_from(*r, 0, std::string{name}), r->bytes(0, 6), r->integer(0, 7) != 0}};
-    });
+    return with_session([&](pg_session& db) { return transactions::remembered(db, player, name, write_id); });
   }
 
   store_result<bool> ping() override {
@@ -509,69 +437,29 @@ class postgres_store final : public slot_store {
     return std::move(*out);
   }
 
-  // The same inside BEGIN … COMMIT (work commits), tried again after a serialization
-  // failure or a deadlock, at most 5 times.
+  // The transaction script's call on a session over a ready connection.
+  template <class Work>
+  auto with_session(Work work) -> store_result<typename std::invoke_result_t<Work, pg_session&>::value_type> {
+    return with_connection([&](connection& c, pg_problem& p) {
+      pg_session db{c, p};
+      return work(db);
+    });
+  }
+
+  // A write (which runs its own BEGIN … COMMIT), tried again after a serialization failure
+  // or a deadlock, at most 5 times.
   template <class Work>
   store_result<write_outcome> with_transaction(Work work) {
     for (int attempt = 0;; ++attempt) {
       bool retry = false;
       auto out = with_connection([&](connection& c, pg_problem& p) -> std::optional<write_outcome> {
-        if (!c.simple("BEGIN", p)) return std::nullopt;
-        auto done = work(c, p);
+        pg_session db{c, p};
+        std::optional<write_outcome> done = work(db);
         if (!done) retry = p.retry;
         return done;
       });
       if (out || !retry || attempt == 4) return out;
     }
-  }
-
-  std::optional<std::optional<slot_entry>> info_on(connection& c, std::string_view player, std::string_view name,
-                                                   pg_problem& p) {
-    auto r = c.run(sql::info_id, {param(player), param(name)}, p);
-    if (!r) return std::nullopt;
-    if (r->rows() == 0) return std::optional<slot_entry>{};
-    return std::optional<slot_entry>{entry_from(*r, 0, std::string{name})};
-  }
-
-  // The answer a write id already had, if it is remembered: the same write (same digest)
-  // is repeated; another write under the same id is refused.
-  std::optional<std::optional<write_outcome>> find_write(connection& c, std::string_view player, std::string_view name,
-                                                         std::string_view write_id, std::string_view digest,
-                                                         pg_problem& p) {
-    auto r = c.run(sql::find_write_id, {param(player), param(name), param(write_id)}, p);
-    if (!r) return std::nullopt;
-    if (r->rows() == 0) return std::optional<write_outcome>{};
-    const bool same = r->bytes(0, 6) == digest;
-    return std::optional<write_outcome>{write_outcome{same ? write_outcome::repeated : write_outcome::write_id_reused,
-                                                      entry_from(*r, 0, std::string{name}), r->integer(0, 7) != 0}};
-  }
-
-  // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
-  bool remember_write(connection& c, std::string_view player, std::string_view write_id, const slot_entry& e,
-                      std::string_view digest, bool created, std::int64_t forget_before_us, std::uint32_t keep,
-                      pg_problem& p) {
-    if (!write_id.empty() &&
-        !c.run(sql::add_write_id,
-               {param(player), param(e.name), param(write_id), param(e.version), param(std::int64_t{e.deleted}),
-                param(e.bytes), param(e.meta), param(e.saved_at_us), param(digest), param(std::int64_t{created})},
-               p))
-      return false;
-    return c.run(sql::prune_old_writes_id, {param(player), param(e.name), param(forget_before_us)}, p) &&
-           c.run(sql::prune_many_writes_id, {param(player), param(e.name), param(e.version - std::int64_t{keep})}, p);
-  }
-
-  // A write whose compare-and-set found no row (its transaction ended): the first answer
-  // if an attempt under the same write id committed in the meantime, else the slot as it is.
-  std::optional<write_outcome> moved_or_repeated(connection& c, std::string_view player, std::string_view name,
-                                                 std::string_view write_id, std::string_view digest, pg_problem& p) {
-    if (!write_id.empty()) {
-      auto earlier = find_write(c, player, name, write_id, digest, p);
-      if (!earlier) return std::nullopt;
-      if (*earlier) return std::move(**earlier);
-    }
-    auto now = info_on(c, player, name, p);
-    if (!now) return std::nullopt;
-    return write_outcome{write_outcome::version_moved, std::move(*now)};
   }
 
   bool migrate(connection& c, std::string& problem, bool& unavailable) {

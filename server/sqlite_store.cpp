@@ -1,6 +1,7 @@
 // The SQLite driver: one database file in WAL mode with synchronous=FULL (a commit is on
 // disk when it returns), one connection behind a mutex (SQLite has one writer at a time
-// anyway), every write one BEGIN IMMEDIATE transaction.
+// anyway), every write one BEGIN IMMEDIATE transaction. The reads and writes themselves are
+// the transaction script (slot_transactions.hpp); this file is the session it runs on.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "slot_store.hpp"
+#include "slot_transactions.hpp"
 #include "store_schema.hpp"
 
 namespace savekit::server {
@@ -30,13 +32,22 @@ class statement {
   ~statement() { sqlite3_finalize(stmt_); }
 
   // Binds ?1, ?2, ... in order.
-  template <class... Args>
-  statement& bind(const Args&... args) {
+  void bind_all(std::initializer_list<sql_value> values) {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
     int at = 1;
-    (bind_one(at++, args), ...);
-    return *this;
+    for (const sql_value& v : values) {
+      // An empty view may have no data: that would bind NULL.
+      const char* chars = v.chars.empty() ? "" : v.chars.data();
+      const int size = static_cast<int>(v.chars.size());
+      if (v.kind == sql_value::integer)
+        sqlite3_bind_int64(stmt_, at, v.number);
+      else if (v.kind == sql_value::text)
+        sqlite3_bind_text(stmt_, at, chars, size, SQLITE_TRANSIENT);
+      else
+        sqlite3_bind_blob(stmt_, at, chars, size, SQLITE_TRANSIENT);
+      ++at;
+    }
   }
   int step() { return sqlite3_step(stmt_); }
   std::int64_t integer(int column) { return sqlite3_column_int64(stmt_, column); }
@@ -51,40 +62,23 @@ class statement {
   void reset() { sqlite3_reset(stmt_); }
 
  private:
-  void bind_one(int at, std::int64_t v) { sqlite3_bind_int64(stmt_, at, v); }
-  void bind_one(int at, std::string_view v) {  // an empty view may have no data: that would bind NULL
-    sqlite3_bind_text(stmt_, at, v.empty() ? "" : v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  struct blob_arg {
-    std::string_view bytes;
-  };
-
- public:
-  static blob_arg as_blob(std::string_view bytes) { return {bytes}; }
-
- private:
-  void bind_one(int at, blob_arg v) {
-    sqlite3_bind_blob(stmt_, at, v.bytes.empty() ? "" : v.bytes.data(), static_cast<int>(v.bytes.size()),
-                      SQLITE_TRANSIENT);
-  }
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-// Columns of slot_columns (store_schema.hpp) from column `first` on.
-slot_entry entry_from(statement& s, std::string name, int first = 0) {
-  slot_entry e;
-  e.name = std::move(name);
-  e.version = s.integer(first);
-  e.deleted = s.integer(first + 1) != 0;
-  e.bytes = s.integer(first + 2);
-  e.meta = s.text(first + 3);
-  e.saved_at_us = s.integer(first + 4);
-  e.write_id = s.text(first + 5);
-  return e;
-}
+// A row of a statement being stepped.
+class sqlite_row final : public sql_row {
+ public:
+  explicit sqlite_row(statement& s) : s_(s) {}
+  std::int64_t integer(int column) const override { return s_.integer(column); }
+  std::string text(int column) const override { return s_.blob(column); }
 
-// Rolls back a transaction still open when a write leaves by an exception (every other
-// way out commits or rolls back itself): the next BEGIN must not fail, nor commit it.
+ private:
+  statement& s_;
+};
+
+// Rolls back a transaction a write left open — a statement failed (the transaction script
+// leaves that to its driver) or an exception left it: the next BEGIN must not fail, nor
+// commit it.
 class transaction_guard {
  public:
   explicit transaction_guard(sqlite3* db) : db_(db) {}
@@ -98,7 +92,7 @@ class transaction_guard {
   sqlite3* db_;
 };
 
-class sqlite_store final : public slot_store {
+class sqlite_store final : public slot_store, private sql_session {
  public:
   static constexpr int busy_timeout_ms = 10000;  // another process's write transaction, at most
 
@@ -144,142 +138,41 @@ class sqlite_store final : public slot_store {
 
   store_result<std::vector<slot_entry>> list(std::string_view player) override {
     std::lock_guard lock(mutex_);
-    auto& s = statements_[sql::list_id].bind(player);
-    std::vector<slot_entry> out;
-    int rc;
-    while ((rc = s.step()) == SQLITE_ROW) out.push_back(entry_from(s, s.text(0), 1));
-    s.reset();
-    if (rc != SQLITE_DONE) return failed("list");
-    note_answer();
-    return out;
+    return answered(transactions::list(*this, player));
   }
 
   store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) override {
     std::lock_guard lock(mutex_);
-    return info_locked(player, name);
+    return answered(transactions::info(*this, player, name));
   }
 
   store_result<std::optional<slot_bytes>> read(std::string_view player, std::string_view name,
                                                std::optional<std::int64_t> version) override {
     std::lock_guard lock(mutex_);
-    auto& s = version ? statements_[sql::read_version_id].bind(player, name, *version)
-                      : statements_[sql::read_current_id].bind(player, name);
-    const int rc = s.step();
-    std::optional<slot_bytes> out;
-    if (rc == SQLITE_ROW) out = slot_bytes{entry_from(s, std::string{name}), s.blob(6)};
-    s.reset();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("read");
-    note_answer();
-    return out;
+    return answered(transactions::read(*this, player, name, version));
   }
 
-  store_result<write_outcome> put(const put_request& r) override {
+  store_result<write_outcome> put(const put_request& request) override {
     std::lock_guard lock(mutex_);
-    if (!begin()) return failed("begin");
     transaction_guard guard(db_);
-    // A write id sent again: the first answer. (Looked up inside the transaction: another
-    // process on the same file cannot come between the lookup and the write.)
-    if (!r.write_id.empty()) {
-      auto earlier = find_write(r.player, r.name, r.write_id, r.digest);
-      if (!earlier) return rollback_with(earlier.failure());
-      if (*earlier) {
-        rollback_quietly();
-        return std::move(**earlier);
-      }
-    }
-    std::optional<std::int64_t> version;
-    if (r.expected_version) {
-      version = single_integer(statements_[sql::replace_id].bind(r.player, r.name, std::int64_t(r.body.size()), r.meta,
-                                                                 r.saved_at_us, r.write_id, *r.expected_version));
-    } else {
-      version = single_integer(statements_[sql::create_id].bind(r.player, r.name, std::int64_t(r.body.size()), r.meta,
-                                                                r.saved_at_us, r.write_id));
-      if (version) {
-        if (!step_done(statements_[sql::add_player_id].bind(r.player))) return rollback("add a player");
-        if (!single_integer(statements_[sql::count_slot_id].bind(r.player, std::int64_t{r.max_slots}))) {
-          if (!failed_step_) {
-            rollback_quietly();
-            return write_outcome{write_outcome::too_many_slots, std::nullopt};
-          }
-          return rollback("count the slot");
-        }
-      }
-    }
-    if (!version) {
-      if (failed_step_) return rollback("write");
-      rollback_quietly();
-      return moved(r.player, r.name);
-    }
-    fail_here_if_asked(r.name);
-    const bool creates = !r.expected_version;
-    if (!step_done(statements_[sql::add_version_id].bind(r.player, r.name, *version, statement::as_blob(r.body),
-                                                         std::int64_t(r.body.size()), r.meta, r.saved_at_us, r.write_id,
-                                                         r.digest, std::int64_t{creates})))
-      return rollback("keep the version");
-    if (!step_done(statements_[sql::prune_id].bind(r.player, r.name, std::int64_t{r.keep_versions})))
-      return rollback("prune old versions");
-    slot_entry e{std::string{r.name},     *version, std::int64_t(r.body.size()), r.saved_at_us, std::string{r.meta},
-                 std::string{r.write_id}, false};
-    if (!remember_write(r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us, r.keep_write_ids))
-      return rollback("keep the write id");
-    if (auto problem = commit()) return *problem;
-    writes_failing_.clear();
-    note_answer();
-    return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};
+    return written(transactions::put(*this, request));
   }
 
-  store_result<write_outcome> remove(const remove_request& r) override {
+  store_result<write_outcome> remove(const remove_request& request) override {
     std::lock_guard lock(mutex_);
-    if (!begin()) return failed("begin");
     transaction_guard guard(db_);
-    const std::string digest = deletion_digest(r.expected_version);
-    if (!r.write_id.empty()) {
-      auto earlier = find_write(r.player, r.name, r.write_id, digest);
-      if (!earlier) return rollback_with(earlier.failure());
-      if (*earlier) {
-        rollback_quietly();
-        return std::move(**earlier);
-      }
-    }
-    auto version = single_integer(
-        statements_[sql::remove_id].bind(r.player, r.name, r.expected_version, r.saved_at_us, r.write_id));
-    if (!version) {
-      if (failed_step_) return rollback("delete");
-      rollback_quietly();
-      return moved(r.player, r.name);
-    }
-    if (!step_done(statements_[sql::uncount_slot_id].bind(r.player))) return rollback("count the slot");
-    slot_entry e{std::string{r.name}, *version, 0, r.saved_at_us, "{}", std::string{r.write_id}, true};
-    if (!remember_write(r.player, r.write_id, e, digest, false, r.forget_writes_before_us, r.keep_write_ids))
-      return rollback("keep the write id");
-    if (auto problem = commit()) return *problem;
-    writes_failing_.clear();
-    note_answer();
-    return write_outcome{write_outcome::deleted, std::move(e)};
+    return written(transactions::remove(*this, request));
   }
 
   store_result<std::vector<slot_entry>> versions(std::string_view player, std::string_view name) override {
     std::lock_guard lock(mutex_);
-    auto& s = statements_[sql::versions_id].bind(player, name);
-    std::vector<slot_entry> out;
-    int rc;
-    while ((rc = s.step()) == SQLITE_ROW) out.push_back(entry_from(s, std::string{name}));
-    s.reset();
-    if (rc != SQLITE_DONE) return failed("list versions");
-    return out;
+    return answered(transactions::versions(*this, player, name));
   }
 
   store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
                                                            std::string_view write_id) override {
     std::lock_guard lock(mutex_);
-    auto& s = statements_[sql::find_write_id].bind(player, name, write_id);
-    const int rc = s.step();
-    std::optional<remembered_write> out;
-    if (rc == SQLITE_ROW) out = remembered_write{entry_from(s, std::string{name}), s.text(6), s.integer(7) != 0};
-    s.reset();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("look up the write id");
-    note_answer();
-    return out;
+    return answered(transactions::remembered(*this, player, name, write_id));
   }
 
   store_result<bool> ping() override {
@@ -330,71 +223,54 @@ class sqlite_store final : public slot_store {
     return exec("COMMIT", problem);
   }
 
-  store_result<std::optional<slot_entry>> info_locked(std::string_view player, std::string_view name) {
-    auto& s = statements_[sql::info_id].bind(player, name);
-    const int rc = s.step();
-    std::optional<slot_entry> out;
-    if (rc == SQLITE_ROW) out = entry_from(s, std::string{name});
-    s.reset();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("read");
-    return out;
-  }
+  // ---- the session the transaction script runs on ----
 
-  // The answer a write id already had, if it is remembered: the same write (same digest)
-  // is repeated, another write under the same id is refused.
-  store_result<std::optional<write_outcome>> find_write(std::string_view player, std::string_view name,
-                                                        std::string_view write_id, std::string_view digest) {
-    auto& s = statements_[sql::find_write_id].bind(player, name, write_id);
-    const int rc = s.step();
-    std::optional<write_outcome> out;
-    if (rc == SQLITE_ROW) {
-      slot_entry e = entry_from(s, std::string{name});
-      const bool same = s.text(6) == digest;
-      out = write_outcome{same ? write_outcome::repeated : write_outcome::write_id_reused, std::move(e),
-                          s.integer(7) != 0};
-    }
-    s.reset();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failed("look up the write id");
-    return out;
-  }
-
-  // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
-  bool remember_write(std::string_view player, std::string_view write_id, const slot_entry& e, std::string_view digest,
-                      bool created, std::int64_t forget_before_us, std::uint32_t keep) {
-    if (!write_id.empty() &&
-        !step_done(statements_[sql::add_write_id].bind(player, e.name, write_id, e.version, std::int64_t{e.deleted},
-                                                       e.bytes, e.meta, e.saved_at_us, digest, std::int64_t{created})))
+  bool run(const char* what, sql::statement_id id, std::initializer_list<sql_value> params,
+           const row_reader& each_row) override {
+    statement& s = statements_[id];
+    s.bind_all(params);
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW)
+      if (each_row) each_row(sqlite_row{s});
+    if (rc != SQLITE_DONE) {
+      failure_ = failed(what);  // read before the reset, which may replace the message
+      s.reset();
       return false;
-    return step_done(statements_[sql::prune_old_writes_id].bind(player, e.name, forget_before_us)) &&
-           step_done(statements_[sql::prune_many_writes_id].bind(player, e.name, e.version - std::int64_t{keep}));
-  }
-
-  // A write whose precondition failed: the slot as it is.
-  store_result<write_outcome> moved(std::string_view player, std::string_view name) {
-    auto now = info_locked(player, name);
-    if (!now) return now.failure();
-    return write_outcome{write_outcome::version_moved, std::move(*now)};
-  }
-
-  // The one integer a RETURNING statement gives, or nullopt (no row; failed_step_ tells
-  // whether that was an error).
-  std::optional<std::int64_t> single_integer(statement& s) {
-    failed_step_ = false;
-    const int rc = s.step();
-    std::optional<std::int64_t> out;
-    if (rc == SQLITE_ROW) {
-      out = s.integer(0);
-      if (s.step() != SQLITE_DONE) failed_step_ = true, out.reset();
-    } else if (rc != SQLITE_DONE) {
-      failed_step_ = true;
     }
     s.reset();
-    return out;
+    return true;
   }
-  bool step_done(statement& s) {
-    const int rc = s.step();
-    s.reset();
-    return rc == SQLITE_DONE;
+  bool begin() override {
+    std::string problem;
+    if (exec("BEGIN IMMEDIATE", problem)) return true;
+    failure_ = failed("begin");
+    return false;
+  }
+  // Why a commit failed is read before the rollback, which would replace it.
+  bool commit() override {
+    std::string problem;
+    if (exec("COMMIT", problem)) return true;
+    failure_ = failed("commit");
+    rollback();
+    return false;
+  }
+  // A failed ROLLBACK leaves the transaction to transaction_guard, which tries again.
+  bool rollback() override {
+    std::string ignored;
+    exec("ROLLBACK", ignored);
+    return true;
+  }
+
+  // A script's answer, or the failure its session kept.
+  template <class T>
+  store_result<T> answered(std::optional<T> out) {
+    if (!out) return failure_;
+    note_answer();
+    return std::move(*out);
+  }
+  store_result<write_outcome> written(std::optional<write_outcome> out) {
+    if (out) writes_failing_.clear();
+    return answered(std::move(out));
   }
 
   // Whether a write commits again: a row added to the schema's table and taken away in one
@@ -407,40 +283,21 @@ class sqlite_store final : public slot_store {
     sqlite3_busy_timeout(db_, 0);
     const bool began = begin();
     sqlite3_busy_timeout(db_, busy_timeout_ms);
-    if (!began) {
-      failed("begin");
-      return false;
-    }
+    if (!began) return false;
     transaction_guard guard(db_);
     std::string ignored;
     if (!exec("DELETE FROM savekit_schema WHERE id = -1; INSERT INTO savekit_schema (id, version) VALUES (-1, 0); "
               "DELETE FROM savekit_schema WHERE id = -1",
               ignored)) {
-      rollback("write");
+      failed("write");
       return false;
     }
-    if (commit()) return false;
+    if (!commit()) return false;
     writes_failing_.clear();
     note_answer();
     return true;
   }
 
-  bool begin() {
-    std::string problem;
-    return exec("BEGIN IMMEDIATE", problem);
-  }
-  // Nothing, or why the commit failed (read before the rollback, which would replace it).
-  std::optional<store_failure> commit() {
-    std::string problem;
-    if (exec("COMMIT", problem)) return std::nullopt;
-    store_failure f = failed("commit");
-    rollback_quietly();
-    return f;
-  }
-  void rollback_quietly() {
-    std::string ignored;
-    exec("ROLLBACK", ignored);
-  }
   // A busy or locked database (another process writes), a full disk or an I/O error: the
   // client may try again later (503), nothing was written.
   // A full disk or an I/O error lasts until someone acts: /healthz says so too (ping) until
@@ -454,16 +311,10 @@ class sqlite_store final : public slot_store {
     if (lasting) writes_failing_ = f.message;
     return f;
   }
-  store_failure rollback(const char* what) { return rollback_with(failed(what)); }
-  store_failure rollback_with(store_failure f) {
-    rollback_quietly();
-    return f;
-  }
-
   sqlite3* db_ = nullptr;
   std::mutex mutex_;
   std::vector<statement> statements_;
-  bool failed_step_ = false;
+  store_failure failure_;       // why the session's last call failed
   std::string writes_failing_;  // why the last write failed, while it lasts (a full disk)
 };
 
