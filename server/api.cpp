@@ -8,8 +8,6 @@
 #include <cctype>
 #include <cmath>
 
-#include "request_rules.hpp"
-
 // The JSON documents of the contract (docs/server.md).
 namespace savekit::server::wire {
 
@@ -157,6 +155,13 @@ int rate_limiter::admit(const std::string& player, std::chrono::steady_clock::ti
   return std::max(1, static_cast<int>(std::ceil((1 - b.tokens) / per_second_)));
 }
 
+std::string cors_request_headers() {
+  std::string out = "Authorization, Content-Type";
+  for (const api_header_field& h : api_request_headers)
+    if (h.name != "Authorization") out += ", " + std::string{h.name};
+  return out;
+}
+
 api_response error_response(int status, std::string code, std::string message, const std::optional<slot_entry>& slot) {
   wire::error_document document{{code, std::move(message), std::nullopt}};
   if (slot) document.error.slot = wire_slot(*slot);
@@ -198,10 +203,11 @@ admission api::admit(const api_request& r) {
     return a;
   }
   a.at = std::move(*parsed);
-  const bool reads = r.method == "GET" || r.method == "HEAD";
-  if (a.at.kind == route_kind::health) return finish(reads ? health() : method_not_allowed("GET, HEAD"));
-  if (a.at.kind == route_kind::metrics) {
-    if (!reads) return finish(method_not_allowed("GET, HEAD"));
+  const route_row& row = row_of(a.at.kind);
+  // The server's own routes answer anyone, at once (no database is waited on).
+  if (!row.player_route) {
+    if (!answers(row, r.method)) return finish(method_not_allowed(std::string{row.methods}));
+    if (a.at.kind == route_kind::health) return finish(health());
     api_response out;
     out.content_type = "text/plain; version=0.0.4";
     out.body = metrics_.render(store_.stats(), store_.driver());
@@ -220,9 +226,8 @@ admission api::admit(const api_request& r) {
   if (!claims) return unauthorized(claims.error().message());
   a.player = std::move(claims->player);
 
-  const bool slot = a.at.kind == route_kind::slot;
-  const bool put = slot && r.method == "PUT", remove = slot && r.method == "DELETE";
-  if (!reads && !put && !remove) return finish(method_not_allowed(slot ? "GET, HEAD, PUT, DELETE" : "GET, HEAD"));
+  if (!answers(row, r.method)) return finish(method_not_allowed(std::string{row.methods}));
+  const bool put = r.method == "PUT", remove = r.method == "DELETE";
   if (int wait = rates_.admit(a.player, std::chrono::steady_clock::now()); wait > 0) {
     api_response out =
         error_response(429, "rate_limited", "too many requests: try again in " + std::to_string(wait) + " s");

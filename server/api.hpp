@@ -15,8 +15,9 @@
 #include <vector>
 
 #include "auth.hpp"
+#include "header_grammar.hpp"
 #include "metrics.hpp"
-#include "request_rules.hpp"
+#include "routes.hpp"
 #include "slot_store.hpp"
 
 namespace savekit::server {
@@ -41,6 +42,23 @@ struct api_request {
   std::optional<std::string> authorization, if_match, if_none_match, meta, write_id;
   std::string_view body;
 };
+
+// The request headers the contract reads, each into its field of api_request: the HTTP
+// layer copies them, refuses one given twice and lets a page send them (CORS), naming none.
+struct api_header_field {
+  std::string_view name;
+  std::optional<std::string> api_request::*field;
+};
+inline constexpr api_header_field api_request_headers[] = {
+    {"Authorization", &api_request::authorization}, {"If-Match", &api_request::if_match},
+    {"If-None-Match", &api_request::if_none_match}, {"Savekit-Meta", &api_request::meta},
+    {"Savekit-Write-Id", &api_request::write_id},
+};
+// What a page may send (a CORS preflight's Access-Control-Allow-Headers): those, and the
+// body's Content-Type.
+std::string cors_request_headers();
+// The answer headers a page may read (Access-Control-Expose-Headers).
+inline constexpr std::string_view cors_answer_headers = "ETag, Savekit-Meta, Savekit-Write-Id, Retry-After, Location";
 
 struct api_response {
   int status = 200;

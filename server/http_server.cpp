@@ -434,7 +434,7 @@ std::vector<std::pair<std::string, std::string>> cors_headers(const server_state
     return {};
   return {{"Access-Control-Allow-Origin", *origin},
           {"Vary", "Origin"},
-          {"Access-Control-Expose-Headers", "ETag, Savekit-Meta, Savekit-Write-Id, Retry-After, Location"}};
+          {"Access-Control-Expose-Headers", std::string{cors_answer_headers}}};
 }
 
 std::string_view buffered(const beast::flat_buffer& buffer) {
@@ -592,17 +592,17 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
       preflight.status = 204;
       preflight.content_type.clear();
       preflight.route = "preflight";
-      preflight.headers = {{"Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE"},
-                           {"Access-Control-Allow-Headers",
-                            "Authorization, Content-Type, If-Match, If-None-Match, Savekit-Meta, Savekit-Write-Id"},
+      preflight.headers = {{"Access-Control-Allow-Methods", player_route_methods()},
+                           {"Access-Control-Allow-Headers", cors_request_headers()},
                            {"Access-Control-Max-Age", "600"}};
       const bool keep = parser.is_done() && req.keep_alive() && !s.stopping;
       if (!co_await answer_request(s, stream, std::move(preflight), at, 0, keep, !parser.is_done())) co_return;
       continue;
     }
-    // The headers the contract reads come once each.
-    for (std::string_view name : {"Authorization", "If-Match", "If-None-Match", "Savekit-Meta", "Savekit-Write-Id",
-                                  "Content-Length", "Transfer-Encoding", "Expect", "Host"}) {
+    // The headers the contract reads, and those that frame the request, come once each.
+    std::vector<std::string_view> once{"Content-Length", "Transfer-Encoding", "Expect", "Host"};
+    for (const api_header_field& h : api_request_headers) once.push_back(h.name);
+    for (std::string_view name : once) {
       if (req.count(beast::string_view{name.data(), name.size()}) > 1) {
         co_await refuse(early_error(400, "bad_header", std::string{name} + " is given more than once"));
         co_return;
@@ -613,11 +613,7 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
     api_request request;
     request.method = at.method;
     request.target = origin_form(std::string_view{req.target().data(), req.target().size()});
-    request.authorization = header_of(req, "Authorization");
-    request.if_match = header_of(req, "If-Match");
-    request.if_none_match = header_of(req, "If-None-Match");
-    request.meta = header_of(req, "Savekit-Meta");
-    request.write_id = header_of(req, "Savekit-Write-Id");
+    for (const api_header_field& h : api_request_headers) request.*h.field = header_of(req, h.name);
     const auto header_fields = std::distance(req.begin(), req.end());
     // Everything the headers decide — route, method, token, rate, precondition, metadata —
     // before a byte of the body is read or a 100 Continue sent.

@@ -1,6 +1,6 @@
 #include "log.hpp"
 
-#include "request_rules.hpp"
+#include "header_grammar.hpp"
 
 namespace savekit::server {
 

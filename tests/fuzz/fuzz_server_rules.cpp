@@ -1,4 +1,4 @@
-// What savekit-server parses itself (server/request_rules.hpp, server/auth.hpp): request
+// What savekit-server parses itself (server/routes.hpp, server/header_grammar.hpp, server/auth.hpp): request
 // targets and slot names, tokens, preconditions, Savekit-Meta and write ids. Input: the
 // parts separated by '\n'. Nothing may crash, and what is accepted must hold its promise.
 #include <savekit/document.hpp>
@@ -11,7 +11,8 @@
 
 #include "auth.hpp"
 #include "fuzz/fuzz_common.hpp"
-#include "request_rules.hpp"
+#include "header_grammar.hpp"
+#include "routes.hpp"
 
 using namespace savekit::server;
 

@@ -3,9 +3,13 @@
 // move), without sockets.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <set>
 #include "api.hpp"
 #include "auth.hpp"
-#include "request_rules.hpp"
+
+#include "header_grammar.hpp"
+#include "routes.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -88,6 +92,29 @@ TEST(ServerRules, TargetsAreRoutesWithOneDecodedName) {
   EXPECT_EQ(parse_target("").error().code(), savekit::errc::not_found);
   EXPECT_EQ(percent_encode("a/b ぬ"), "a%2Fb%20%E3%81%AC");
   EXPECT_EQ(*percent_decode(percent_encode("a/b ぬ%")), "a/b ぬ%");
+}
+
+// The route table is the one place a route is declared: each row's own pattern, filled
+// in, is that route, with what it answers; and nothing of the table is answered twice.
+TEST(ServerRules, EveryRowOfTheRouteTableIsReachedByItsOwnPattern) {
+  std::set<route_kind> seen;
+  for (const route_row& row : route_table) {
+    EXPECT_TRUE(seen.insert(row.kind).second) << row.pattern;
+    EXPECT_EQ(row_of(row.kind).pattern, row.pattern);
+    std::string target{row.pattern};
+    for (auto [placeholder, value] : {std::pair{"{name}", "my%20save"}, std::pair{"{version}", "3"}})
+      if (auto at = target.find(placeholder); at != std::string::npos) target.replace(at, strlen(placeholder), value);
+    auto r = parse_target(target);
+    ASSERT_TRUE(r) << target;
+    EXPECT_EQ(r->kind, row.kind) << target;
+    EXPECT_EQ(r->pattern(), row.pattern);
+    EXPECT_TRUE(answers(row, "GET")) << row.pattern;
+    EXPECT_FALSE(answers(row, "GE")) << row.pattern;
+    EXPECT_FALSE(answers(row, "POST")) << row.pattern;
+  }
+  EXPECT_TRUE(answers(row_of(route_kind::slot), "DELETE"));
+  EXPECT_FALSE(answers(row_of(route_kind::list), "PUT"));
+  EXPECT_EQ(player_route_methods(), "GET, HEAD, PUT, DELETE");
 }
 
 TEST(ServerRules, PreconditionsNameOneVersionOrCreateOnly) {

@@ -1,4 +1,7 @@
-#include "request_rules.hpp"
+// The grammar of the headers the API reads (header_grammar.hpp).
+#include "header_grammar.hpp"
+
+#include "routes.hpp"
 
 #include <savekit/base64.hpp>
 #include <savekit/document.hpp>
@@ -11,23 +14,6 @@
 
 namespace savekit::server {
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// A decimal version: 1 to 15 digits (below 2^53, as JSON numbers stay exact), no sign,
-// no leading zero.
-std::optional<std::int64_t> parse_version(std::string_view text) {
-  if (text.empty() || text.size() > 15 || text[0] == '0') return std::nullopt;
-  std::int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v <= 0) return std::nullopt;
-  return v;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -56,93 +42,6 @@ std::optional<entity_tag> parse_tag(std::string_view text) {
 error bad_header(std::string what) { return error{errc::invalid_value, 0, std::move(what)}; }
 
 }  // namespace
-
-std::string_view route::pattern() const {
-  switch (kind) {
-    case route_kind::health:
-      return "/healthz";
-    case route_kind::metrics:
-      return "/metrics";
-    case route_kind::list:
-      return "/v1/slots";
-    case route_kind::slot:
-      return "/v1/slots/{name}";
-    case route_kind::versions:
-      return "/v1/slots/{name}/versions";
-    case route_kind::version:
-      return "/v1/slots/{name}/versions/{version}";
-  }
-  return "?";
-}
-
-status check_slot_name(std::string_view name) {
-  if (name == "." || name == "..") return error{errc::invalid_name, 0, "a slot name is not \".\" or \"..\""};
-  return slots::check_name(name);
-}
-
-result<std::string> percent_decode(std::string_view segment) {
-  std::string out;
-  out.reserve(segment.size());
-  for (std::size_t i = 0; i < segment.size(); ++i) {
-    if (segment[i] != '%') {
-      out += segment[i];
-      continue;
-    }
-    const int high = i + 2 < segment.size() ? hex_value(segment[i + 1]) : -1;
-    const int low = i + 2 < segment.size() ? hex_value(segment[i + 2]) : -1;
-    if (high < 0 || low < 0)
-      return error{errc::invalid_name, i, "a '%' in the slot name is not followed by two hex digits"};
-    out += static_cast<char>(high * 16 + low);
-    i += 2;
-  }
-  return out;
-}
-
-std::string percent_encode(std::string_view name) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += ch;
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
-result<route> parse_target(std::string_view target) {
-  const std::size_t query = target.find('?');
-  std::string_view path = target.substr(0, query);
-  if (path.empty() || path.front() != '/') return error{errc::not_found, 0, "no such path"};
-  if (path == "/healthz") return route{route_kind::health, {}, 0};
-  if (path == "/metrics") return route{route_kind::metrics, {}, 0};
-  // Split on '/' before decoding, so that an encoded '/' stays inside its segment.
-  std::vector<std::string_view> segments;
-  for (std::string_view rest = path.substr(1);;) {
-    const std::size_t slash = rest.find('/');
-    segments.push_back(rest.substr(0, slash));
-    if (slash == std::string_view::npos) break;
-    rest.remove_prefix(slash + 1);
-  }
-  if (segments.size() < 2 || segments[0] != "v1" || segments[1] != "slots")
-    return error{errc::not_found, 0, "no such path"};
-  if (segments.size() == 2) return route{route_kind::list, {}, 0};
-  auto name = percent_decode(segments[2]);
-  if (!name) return std::move(name).error();
-  if (status valid = check_slot_name(*name); !valid) return std::move(valid).error();
-  if (segments.size() == 3) return route{route_kind::slot, std::move(*name), 0};
-  if (segments[3] != "versions" || segments.size() > 5) return error{errc::not_found, 0, "no such path"};
-  if (segments.size() == 4) return route{route_kind::versions, std::move(*name), 0};
-  auto version = parse_version(segments[4]);
-  if (!version) return error{errc::invalid_value, 0, "a version is a positive decimal number"};
-  return route{route_kind::version, std::move(*name), *version};
-}
 
 result<precondition> parse_write_precondition(const std::optional<std::string>& if_match,
                                               const std::optional<std::string>& if_none_match) {

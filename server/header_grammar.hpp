@@ -1,6 +1,7 @@
-// What the server reads out of a request itself, before any storage is touched: the route
-// and slot name in the target, the preconditions, the write id and the slot metadata. Each
-// is checked strictly, and each is fuzzed (tests/fuzz/fuzz_server_rules.cpp).
+// The grammar of the headers savekit-server's API reads, checked strictly before any
+// storage is touched: the preconditions (If-Match, If-None-Match), entity tags, the slot
+// metadata (Savekit-Meta), the write id (Savekit-Write-Id), and the dates of answers.
+// Fuzzed with the routes (tests/fuzz/fuzz_server_rules.cpp).
 #pragma once
 
 #include <savekit/error.hpp>
@@ -11,30 +12,6 @@
 #include <string_view>
 
 namespace savekit::server {
-
-enum class route_kind { health, metrics, list, slot, versions, version };
-
-struct route {
-  route_kind kind = route_kind::health;
-  std::string name;          // the slot name, percent-decoded (slot, versions, version)
-  std::int64_t version = 0;  // version routes
-  // The route's pattern, for logs and metrics (never the name itself there).
-  std::string_view pattern() const;
-};
-
-// The route of a request target (the query, if any, is ignored): errc::not_found when no
-// route matches, errc::invalid_name when the slot name is not one (bad percent-encoding,
-// not UTF-8, control characters, too long, "." or ".."), errc::invalid_value for a
-// version that is not a positive decimal number.
-result<route> parse_target(std::string_view target);
-
-// A slot name: slots::check_name (1..128 bytes of UTF-8, no control, format or
-// bidirectional characters, not only spaces), and not "." or "..".
-status check_slot_name(std::string_view name);
-
-// Percent-decoding of one path segment: "%2F" is a '/' inside the name, never a separator.
-result<std::string> percent_decode(std::string_view segment);
-std::string percent_encode(std::string_view name);  // what a client puts in a URL
 
 // A write's precondition, from If-Match / If-None-Match.
 struct precondition {
