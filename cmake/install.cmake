@@ -6,6 +6,17 @@ set(_savekit_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/savekit)
 # The installed package: headers, the static library and its config files. The version
 # file is architecture-specific because the package ships a compiled library.
 install(TARGETS savekit savekit_core EXPORT savekitTargets)
+# Sealed saves (savekit::seal), where they were built natively: with the two interface
+# targets that name libzstd and libsodium, which the package's config finds again with
+# pkg-config (savekitConfig.cmake.in). (A WebAssembly build's zstd and libsodium live in a
+# build folder of this tree: not installed.)
+set(SAVEKIT_PACKAGE_HAS_SEAL OFF)
+if(TARGET savekit_seal AND NOT EMSCRIPTEN)
+  set(SAVEKIT_PACKAGE_HAS_SEAL ON)
+  set_target_properties(savekit_zstd_dep PROPERTIES EXPORT_NAME zstd_dep)
+  set_target_properties(savekit_sodium_dep PROPERTIES EXPORT_NAME sodium_dep)
+  install(TARGETS savekit_seal savekit_zstd_dep savekit_sodium_dep EXPORT savekitTargets)
+endif()
 install(DIRECTORY include/savekit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT savekitTargets NAMESPACE savekit:: DESTINATION ${_savekit_config_dir})
 

@@ -1,5 +1,8 @@
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
+#if SAVEKIT_CONSUMER_SEAL
+#include <savekit/seal.hpp>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -20,5 +23,14 @@ int main() {
   // The compiled part of the library links too.
   auto store = savekit::prefs::open(savekit::make_memory_backend());
   if (!store || !store->set("hero", *back) || !store->save() || store->get<Hero>("hero")->name != "hero") return 1;
+#if SAVEKIT_CONSUMER_SEAL
+  // savekit::seal links, with libzstd and libsodium found through the package.
+  savekit::keyring keys{savekit::seal_key::generate(1).value()};
+  savekit::seal_context where{.name = "hero", .schema_version = 1, .player = "p"};
+  auto sealed = savekit::seal(text, {}, where, &keys);
+  if (!sealed) return 1;
+  auto opened = savekit::unseal(*sealed, &keys, where);
+  if (!opened || *opened != text) return 1;
+#endif
   std::printf("%s\n", text.c_str());
 }
