@@ -493,226 +493,281 @@ std::optional<std::string> origin_in(std::string_view bytes) {
   return found;
 }
 
-// One connection's requests, one after another (HTTP/1.1 keep-alive).
+// One connection's requests, one after another (HTTP/1.1 keep-alive), as Beast's
+// do_session: run() is the loop, and each request goes through its named steps in order —
+// wait for it, read its headers, check their framing, answer a preflight, refuse repeated
+// headers, admit it from the headers, read its body, have the API answer it, send the answer. A step that answers
+// (a refusal) says whether the connection goes on; a refusal before the body is read
+// closes it (lingering, so that the client reads the answer).
 template <class Stream>
-asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection_handle& handle, std::string remote) {
-  auto& lowest = beast::get_lowest_layer(stream);
-  beast::flat_buffer buffer;
-  const auto opened = std::chrono::steady_clock::now();
-  for (bool first = true;; first = false) {
-    // Until a request's headers are whole, the connection is idle: a stop closes it now (a
-    // connection that sent nothing, or half its headers, held every stop for
-    // --header-timeout). Nothing of a request has been done yet.
-    handle.idle = true;
-    if (s.stopping) co_return;
-    error_code ec;
-    if (first) {
-      lowest.expires_at(opened + s.options.header_timeout);  // a connection that sends nothing is cut too
-    } else if (buffer.size() == 0) {
-      lowest.expires_after(s.options.idle_timeout);
-      // Kept alive with nothing to do: the first to go when the server is full.
-      handle.idle_since = std::chrono::steady_clock::now().time_since_epoch().count();
-      handle.kept_idle = true;
-      const std::size_t n =
-          co_await stream.async_read_some(buffer.prepare(4096), asio::redirect_error(use_awaitable, ec));
-      handle.kept_idle = false;
-      if (ec) {
-        if (ec == beast::error::timeout) s.counters.timed_out();
+class request_loop {
+ public:
+  request_loop(server_state& s, Stream& stream, connection_handle& handle, std::string remote)
+      : s_(s), stream_(stream), lowest_(beast::get_lowest_layer(stream)), handle_(handle), remote_(std::move(remote)) {}
+
+  asio::awaitable<void> run() {
+    for (bool first = true;; first = false) {
+      if (!co_await wait_for_request(first)) co_return;
+      if (!co_await read_headers()) co_return;
+      if (std::optional<api_response> problem = framing_problem(parser_->get())) {
+        co_await refuse(std::move(*problem));
         co_return;
       }
-      buffer.commit(n);
-      lowest.expires_after(s.options.header_timeout);
-    } else {
-      lowest.expires_after(s.options.header_timeout);
+      if (is_preflight()) {
+        if (!co_await answer_preflight()) co_return;
+        continue;
+      }
+      if (std::optional<api_response> problem = repeated_header()) {
+        co_await refuse(std::move(*problem));
+        co_return;
+      }
+      api_request request = api_request_of();
+      admission admitted = admit(request);
+      const bool has_body = !parser_->is_done();
+      if (admitted.answer) {
+        const bool keep = !has_body && parser_->get().keep_alive() && !s_.stopping;  // an unread body ends it
+        if (!co_await answer_request(s_, stream_, std::move(*admitted.answer), at_, 0, keep, has_body)) co_return;
+        continue;
+      }
+      if (has_body && !co_await read_body(admitted, request)) co_return;
+      request.body = parser_->get().body();
+      api_response answer = co_await respond(admitted, request);
+      if (!co_await send_answer(std::move(answer))) co_return;
     }
-    request_context at;
-    at.remote = remote;
-    at.start = std::chrono::steady_clock::now();
-    // The headers, within header_timeout (a slow sender is cut off).
-    http::request_parser<http::string_body> parser;
-    parser.header_limit(s.options.max_header_bytes);
-    parser.body_limit(s.options.max_body_bytes);  // a chunked body is refused as it passes the limit
-    ec = co_await read_header_section(stream, buffer, s.options.max_header_bytes);
+  }
+
+ private:
+  // Until a request's headers are whole, the connection is idle: a stop closes it now (a
+  // connection that sent nothing, or half its headers, held every stop for
+  // --header-timeout). Nothing of a request has been done yet. False: the connection ends.
+  asio::awaitable<bool> wait_for_request(bool first) {
+    handle_.idle = true;
+    if (s_.stopping) co_return false;
+    if (first) {
+      lowest_.expires_at(opened_ + s_.options.header_timeout);  // a connection that sends nothing is cut too
+    } else if (buffer_.size() == 0) {
+      lowest_.expires_after(s_.options.idle_timeout);
+      // Kept alive with nothing to do: the first to go when the server is full.
+      handle_.idle_since = std::chrono::steady_clock::now().time_since_epoch().count();
+      handle_.kept_idle = true;
+      error_code ec;
+      const std::size_t n =
+          co_await stream_.async_read_some(buffer_.prepare(4096), asio::redirect_error(use_awaitable, ec));
+      handle_.kept_idle = false;
+      if (ec) {
+        if (ec == beast::error::timeout) s_.counters.timed_out();
+        co_return false;
+      }
+      buffer_.commit(n);
+      lowest_.expires_after(s_.options.header_timeout);
+    } else {
+      lowest_.expires_after(s_.options.header_timeout);
+    }
+    co_return true;
+  }
+
+  // The headers, within header_timeout (a slow sender is cut off); a request that cannot be
+  // read is answered (400, 413, 431) and the connection closed. False: it ends.
+  asio::awaitable<bool> read_headers() {
+    at_ = request_context{};
+    at_.remote = remote_;
+    at_.start = std::chrono::steady_clock::now();
+    body_bytes_.release();
+    player_bytes_.reset();
+    parser_.emplace();
+    parser_->header_limit(s_.options.max_header_bytes);
+    parser_->body_limit(s_.options.max_body_bytes);  // a chunked body is refused as it passes the limit
+    error_code ec = co_await read_header_section(stream_, buffer_, s_.options.max_header_bytes);
     // What a refusal of these bytes tells a page (the parser may consume part of them).
-    at.cors = cors_headers(s, origin_in(buffered(buffer)));
-    if (!ec && folds_a_line(buffered(buffer))) {
-      handle.idle = false;
+    at_.cors = cors_headers(s_, origin_in(buffered(buffer_)));
+    if (!ec && folds_a_line(buffered(buffer_))) {
+      handle_.idle = false;
       co_await answer_request(
-          s, stream, early_error(400, "bad_header", "a header line is folded (obs-fold): give each field on one line"),
-          at, 0, false, true);
-      co_return;
+          s_, stream_,
+          early_error(400, "bad_header", "a header line is folded (obs-fold): give each field on one line"), at_, 0,
+          false, true);
+      co_return false;
     }
     // (At the end of the stream, the parser says whether a request was cut short.)
     if (!ec || ec == asio::error::eof)
-      co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-    handle.idle = false;
+      co_await http::async_read_header(stream_, buffer_, *parser_, asio::redirect_error(use_awaitable, ec));
+    handle_.idle = false;
     if (ec) {
       if (ec == beast::error::timeout) {
-        s.counters.timed_out();
-        co_return;
+        s_.counters.timed_out();
+        co_return false;
       }
       if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
           ec == asio::error::operation_aborted)  // (aborted: a stop closed it)
-        co_return;
+        co_return false;
       // (A Content-Length over body_limit is reported here, with the headers.)
       api_response answer =
           ec == http::error::header_limit
               ? early_error(431, "headers_too_large",
-                            "the request's headers exceed " + std::to_string(s.options.max_header_bytes) + " bytes")
+                            "the request's headers exceed " + std::to_string(s_.options.max_header_bytes) + " bytes")
           : ec == http::error::body_limit
               ? early_error(413, "too_large",
-                            "a save is at most " + std::to_string(s.options.max_body_bytes) + " bytes")
+                            "a save is at most " + std::to_string(s_.options.max_body_bytes) + " bytes")
               : early_error(400, "bad_request", "not an HTTP/1.1 request: " + ec.message());
-      co_await answer_request(s, stream, std::move(answer), at, 0, false, true);
-      co_return;
+      co_await answer_request(s_, stream_, std::move(answer), at_, 0, false, true);
+      co_return false;
     }
-    auto& req = parser.get();
-    at.method = method_label(req.method());
-    at.head = req.method() == http::verb::head;
-    at.reads = at.head || req.method() == http::verb::get;
-    at.version = req.version();
-    at.cors = cors_headers(s, header_of(req, "Origin"));
-    // What a body holds of the memory allowances (taken once the headers admit it); a refusal
-    // gives it back before it is answered, so that its lingering close holds nothing.
-    body_budget::lease body_bytes;
-    std::optional<player_shares::lease> player_bytes;
-    auto refuse = [&](api_response answer) {
-      body_bytes.release();
-      player_bytes.reset();
-      return answer_request(s, stream, std::move(answer), at, 0, false, true);
-    };
-    if (auto problem = framing_problem(req)) {
-      co_await refuse(std::move(*problem));
-      co_return;
-    }
-    // A browser's preflight for a page the server lets call (--cors-origin): what it may send.
-    if (req.method() == http::verb::options && !at.cors.empty() &&
-        req.find(http::field::access_control_request_method) != req.end()) {
-      api_response preflight;
-      preflight.status = 204;
-      preflight.content_type.clear();
-      preflight.route = "preflight";
-      preflight.headers = {{"Access-Control-Allow-Methods", player_route_methods()},
-                           {"Access-Control-Allow-Headers", cors_request_headers()},
-                           {"Access-Control-Max-Age", "600"}};
-      const bool keep = parser.is_done() && req.keep_alive() && !s.stopping;
-      if (!co_await answer_request(s, stream, std::move(preflight), at, 0, keep, !parser.is_done())) co_return;
-      continue;
-    }
-    // The headers the contract reads, and those that frame the request, come once each.
+    auto& req = parser_->get();
+    at_.method = method_label(req.method());
+    at_.head = req.method() == http::verb::head;
+    at_.reads = at_.head || req.method() == http::verb::get;
+    at_.version = req.version();
+    at_.cors = cors_headers(s_, header_of(req, "Origin"));
+    header_fields_ = std::distance(req.begin(), req.end());
+    co_return true;
+  }
+
+  // A header the contract reads, or one that frames the request, given twice: the refusal.
+  std::optional<api_response> repeated_header() const {
+    const auto& req = parser_->get();
     std::vector<std::string_view> once{"Content-Length", "Transfer-Encoding", "Expect", "Host"};
     for (const api_header_field& h : api_request_headers) once.push_back(h.name);
-    for (std::string_view name : once) {
-      if (req.count(beast::string_view{name.data(), name.size()}) > 1) {
-        co_await refuse(early_error(400, "bad_header", std::string{name} + " is given more than once"));
-        co_return;
-      }
-    }
-    // What the API reads is taken from the header section now: a chunked body's trailer
-    // can neither add to it nor change it.
+    for (std::string_view name : once)
+      if (req.count(beast::string_view{name.data(), name.size()}) > 1)
+        return early_error(400, "bad_header", std::string{name} + " is given more than once");
+    return std::nullopt;
+  }
+
+  // A browser's preflight for a page the server lets call (--cors-origin).
+  bool is_preflight() const {
+    const auto& req = parser_->get();
+    return req.method() == http::verb::options && !at_.cors.empty() &&
+           req.find(http::field::access_control_request_method) != req.end();
+  }
+  // What the page may send; false: the connection ends.
+  asio::awaitable<bool> answer_preflight() {
+    api_response preflight;
+    preflight.status = 204;
+    preflight.content_type.clear();
+    preflight.route = "preflight";
+    preflight.headers = {{"Access-Control-Allow-Methods", player_route_methods()},
+                         {"Access-Control-Allow-Headers", cors_request_headers()},
+                         {"Access-Control-Max-Age", "600"}};
+    const bool done = parser_->is_done();
+    const bool keep = done && parser_->get().keep_alive() && !s_.stopping;
+    co_return co_await answer_request(s_, stream_, std::move(preflight), at_, 0, keep, !done);
+  }
+
+  // What the API reads, taken from the header section now: a chunked body's trailer can
+  // neither add to it nor change it.
+  api_request api_request_of() const {
+    const auto& req = parser_->get();
     api_request request;
-    request.method = at.method;
+    request.method = at_.method;
     request.target = origin_form(std::string_view{req.target().data(), req.target().size()});
     for (const api_header_field& h : api_request_headers) request.*h.field = header_of(req, h.name);
-    const auto header_fields = std::distance(req.begin(), req.end());
-    // Everything the headers decide — route, method, token, rate, precondition, metadata —
-    // before a byte of the body is read or a 100 Continue sent.
+    return request;
+  }
+
+  // Everything the headers decide — route, method, token, rate, precondition, metadata —
+  // before a byte of the body is read or a 100 Continue sent.
+  admission admit(const api_request& request) {
     admission admitted;
     try {
-      admitted = s.handler.admit(request);
+      admitted = s_.handler.admit(request);
     } catch (const std::exception& e) {  // answered and logged, as a failure in respond() is
       admitted.answer = early_error(500, "internal", "the server failed");
       admitted.answer->error = std::string{"internal: "} + e.what();
     }
-    const bool has_body = !parser.is_done();
-    if (admitted.answer) {
-      const bool keep = !has_body && req.keep_alive() && !s.stopping;  // an unread body ends the connection
-      if (!co_await answer_request(s, stream, std::move(*admitted.answer), at, 0, keep, has_body)) co_return;
-      continue;
-    }
-    if (has_body) {
-      // Expect: 100-continue is HTTP/1.1's: an HTTP/1.0 request's is ignored (RFC 9110
-      // §10.1.1), and its client gets no 100 it cannot read.
-      const bool waits = req.version() >= 11 && beast::iequals(req[http::field::expect], "100-continue");
-      if (waits) {
-        // What the database decides without the body — the precondition, the write id —
-        // is decided before 100 Continue: a client that waits uploads nothing in vain.
-        std::optional<std::uint64_t> length;  // none for a chunked body
-        if (const auto given = parser.content_length()) length = *given;
-        std::optional<api_response> decided = co_await asio::co_spawn(
-            s.workers,
-            [&]() -> asio::awaitable<std::optional<api_response>> {
-              try {
-                co_return s.handler.answer_before_body(admitted, request, length);
-              } catch (const std::exception& e) {
-                api_response failed = early_error(500, "internal", "the server failed");
-                failed.error = std::string{"internal: "} + e.what();
-                co_return failed;
-              }
-            },
-            use_awaitable);
-        if (decided) {
-          co_await refuse(std::move(*decided));
-          co_return;
-        }
-      }
-      // A chunked body is charged the largest it may be: its size is not known before.
-      const std::uint64_t expected = parser.content_length().value_or(s.options.max_body_bytes);
-      // The player's share first, then the allowance: a refused upload takes neither (and
-      // its lingering close holds nothing of them).
-      player_bytes = s.shares.take(admitted.player, expected);
-      if (player_bytes) body_bytes = s.budget.take(expected);
-      if (!player_bytes || !body_bytes) {
-        // (Made before the co_await: g++ 12 destroys a conditional's temporary in a
-        // co_await expression twice.)
-        api_response refusal = !player_bytes ? player_busy() : too_many_bodies();
-        co_await refuse(std::move(refusal));
-        co_return;
-      }
-      if (waits) {
-        http::response<http::empty_body> go_on{http::status::continue_, at.version};
-        lowest.expires_after(s.options.body_timeout);
-        co_await http::async_write(stream, go_on, asio::redirect_error(use_awaitable, ec));
-        if (ec) co_return;
-      }
-      // The body: cut off at a pause of body_timeout, or once it falls behind min_rate.
-      const auto begun = std::chrono::steady_clock::now();
-      std::uint64_t received = 0;
-      while (!parser.is_done()) {
-        lowest.expires_at(progress_deadline(s, begun, received));
-        received += co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-        if (ec) break;
-      }
-      if (ec == http::error::body_limit) {
-        co_await refuse(
-            early_error(413, "too_large", "a save is at most " + std::to_string(s.options.max_body_bytes) + " bytes"));
-        co_return;
-      }
-      if (ec == beast::error::timeout) {
-        // The stream has closed the connection at its deadline: the 408 is logged, not sent.
-        s.counters.timed_out();
-        log_request(s, early_error(408, "request_timeout", "the body came too slowly"), at.method, remote, at.start,
-                    received, 0);
-        co_return;
-      }
-      if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) co_return;
-      if (ec) {
-        co_await refuse(early_error(400, "bad_request", "the body is not well framed: " + ec.message()));
-        co_return;
-      }
-      if (std::distance(req.begin(), req.end()) != header_fields) {
-        co_await refuse(early_error(400, "bad_header", "trailer fields are not accepted"));
-        co_return;
+    return admitted;
+  }
+
+  // The body of an admitted request, within the memory allowances and at the pace they
+  // allow (100 Continue first, for a client that waits, once the database has decided what
+  // it can without it). False: refused or cut, and the connection ends.
+  asio::awaitable<bool> read_body(const admission& admitted, const api_request& request) {
+    const auto& req = parser_->get();
+    // Expect: 100-continue is HTTP/1.1's: an HTTP/1.0 request's is ignored (RFC 9110
+    // §10.1.1), and its client gets no 100 it cannot read.
+    const bool waits = req.version() >= 11 && beast::iequals(req[http::field::expect], "100-continue");
+    if (waits) {
+      // What the database decides without the body — the precondition, the write id —
+      // is decided before 100 Continue: a client that waits uploads nothing in vain.
+      std::optional<std::uint64_t> length;  // none for a chunked body
+      if (const auto given = parser_->content_length()) length = *given;
+      std::optional<api_response> decided = co_await asio::co_spawn(
+          s_.workers,
+          [&]() -> asio::awaitable<std::optional<api_response>> {
+            try {
+              co_return s_.handler.answer_before_body(admitted, request, length);
+            } catch (const std::exception& e) {
+              api_response failed = early_error(500, "internal", "the server failed");
+              failed.error = std::string{"internal: "} + e.what();
+              co_return failed;
+            }
+          },
+          use_awaitable);
+      if (decided) {
+        co_await refuse(std::move(*decided));
+        co_return false;
       }
     }
-    request.body = req.body();
-    // The API (and the database) on a worker thread; this connection's strand meanwhile
-    // serves nothing else of it.
-    api_response answer = co_await asio::co_spawn(
-        s.workers,
+    // A chunked body is charged the largest it may be: its size is not known before.
+    const std::uint64_t expected = parser_->content_length().value_or(s_.options.max_body_bytes);
+    // The player's share first, then the allowance: a refused upload takes neither (and
+    // its lingering close holds nothing of them).
+    player_bytes_ = s_.shares.take(admitted.player, expected);
+    if (player_bytes_) body_bytes_ = s_.budget.take(expected);
+    if (!player_bytes_ || !body_bytes_) {
+      // (Made before the co_await: g++ 12 destroys a conditional's temporary in a
+      // co_await expression twice.)
+      api_response refusal = !player_bytes_ ? player_busy() : too_many_bodies();
+      co_await refuse(std::move(refusal));
+      co_return false;
+    }
+    error_code ec;
+    if (waits) {
+      http::response<http::empty_body> go_on{http::status::continue_, at_.version};
+      lowest_.expires_after(s_.options.body_timeout);
+      co_await http::async_write(stream_, go_on, asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return false;
+    }
+    // The body: cut off at a pause of body_timeout, or once it falls behind min_rate.
+    const auto begun = std::chrono::steady_clock::now();
+    std::uint64_t received = 0;
+    while (!parser_->is_done()) {
+      lowest_.expires_at(progress_deadline(s_, begun, received));
+      received += co_await http::async_read_some(stream_, buffer_, *parser_, asio::redirect_error(use_awaitable, ec));
+      if (ec) break;
+    }
+    if (ec == http::error::body_limit) {
+      co_await refuse(
+          early_error(413, "too_large", "a save is at most " + std::to_string(s_.options.max_body_bytes) + " bytes"));
+      co_return false;
+    }
+    if (ec == beast::error::timeout) {
+      // The stream has closed the connection at its deadline: the 408 is logged, not sent.
+      s_.counters.timed_out();
+      log_request(s_, early_error(408, "request_timeout", "the body came too slowly"), at_.method, remote_, at_.start,
+                  received, 0);
+      co_return false;
+    }
+    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset)
+      co_return false;
+    if (ec) {
+      co_await refuse(early_error(400, "bad_request", "the body is not well framed: " + ec.message()));
+      co_return false;
+    }
+    if (std::distance(req.begin(), req.end()) != header_fields_) {
+      co_await refuse(early_error(400, "bad_header", "trailer fields are not accepted"));
+      co_return false;
+    }
+    co_return true;
+  }
+
+  // The API (and the database) on a worker thread; this connection's strand meanwhile
+  // serves nothing else of it.
+  asio::awaitable<api_response> respond(const admission& admitted, const api_request& request) {
+    co_return co_await asio::co_spawn(
+        s_.workers,
         [&]() -> asio::awaitable<api_response> {
           try {
-            co_return s.handler.respond(admitted, request);
+            co_return s_.handler.respond(admitted, request);
           } catch (const std::exception& e) {
             api_response failed = early_error(500, "internal", "the server failed");
             failed.error = std::string{"internal: "} + e.what();
@@ -720,13 +775,46 @@ asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection
           }
         },
         use_awaitable);
-    const std::uint64_t in = req.body().size();
-    body_bytes.release();
-    player_bytes.reset();
-    { std::string().swap(req.body()); }  // the request's bytes go before the answer is sent
-    const bool keep_alive = req.keep_alive() && !s.stopping;
-    if (!co_await answer_request(s, stream, std::move(answer), at, in, keep_alive)) co_return;
   }
+
+  // The request's bytes go before the answer is sent; false: the connection ends.
+  asio::awaitable<bool> send_answer(api_response answer) {
+    auto& req = parser_->get();
+    const std::uint64_t in = req.body().size();
+    body_bytes_.release();
+    player_bytes_.reset();
+    { std::string().swap(req.body()); }
+    const bool keep_alive = req.keep_alive() && !s_.stopping;
+    co_return co_await answer_request(s_, stream_, std::move(answer), at_, in, keep_alive);
+  }
+
+  // A refusal with the body unread (or cut): what the body held of the memory allowances is
+  // given back before it is answered, so that its lingering close holds nothing.
+  asio::awaitable<bool> refuse(api_response answer) {
+    body_bytes_.release();
+    player_bytes_.reset();
+    co_return co_await answer_request(s_, stream_, std::move(answer), at_, 0, false, true);
+  }
+
+  server_state& s_;
+  Stream& stream_;
+  std::remove_reference_t<decltype(beast::get_lowest_layer(std::declval<Stream&>()))>& lowest_;
+  connection_handle& handle_;
+  std::string remote_;
+  beast::flat_buffer buffer_;
+  const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
+  // The request being answered.
+  request_context at_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::ptrdiff_t header_fields_ = 0;
+  body_budget::lease body_bytes_;
+  std::optional<player_shares::lease> player_bytes_;
+};
+
+template <class Stream>
+asio::awaitable<void> serve_requests(server_state& s, Stream& stream, connection_handle& handle, std::string remote) {
+  request_loop<Stream> loop(s, stream, handle, std::move(remote));
+  co_await loop.run();
 }
 
 asio::awaitable<void> session(server_state& s, tcp::socket socket, std::shared_ptr<connection_handle> handle) {
