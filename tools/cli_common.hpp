@@ -2,6 +2,7 @@
 // terminal, error reports and checked standard output.
 #pragma once
 
+#include <savekit/backend.hpp>
 #include <savekit/savekit.hpp>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace savekit_cli {
 
@@ -24,6 +26,41 @@ enum exit_code {
   newer_format = 6,
   seal_broken = 7,  // verify with keys: a sealed entry or generation fails its seal (edited, or not this one's)
 };
+
+// What verify says of a store, a slot or a slots folder: the word it prints and the exit
+// code that word means, one from the other; of two verdicts the worse (higher rank) stands.
+struct verdict {
+  std::string_view word;
+  int code;
+  int rank;
+  verdict worse_of(verdict other) const { return other.rank > rank ? other : *this; }
+  bool operator==(const verdict& other) const { return rank == other.rank; }
+};
+namespace verdicts {
+inline constexpr verdict intact{"intact", ok, 0};
+inline constexpr verdict recoverable{"recoverable", exit_code::recoverable, 1};
+inline constexpr verdict nothing_intact{"nothing intact", exit_code::nothing_intact, 2};
+inline constexpr verdict newer_format{"newer format", exit_code::newer_format, 3};
+// A seal that fails means the save was edited or copied from elsewhere: it outranks all else.
+inline constexpr verdict tampered{"tampered", seal_broken, 4};
+}  // namespace verdicts
+
+// The value types `savekit set --type` takes, spelled as `savekit list` names them
+// (savekit::to_string(value_type)); json is stored as MessagePack.
+inline std::vector<std::string> settable_types() {
+  using savekit::value_type;
+  std::vector<std::string> out;
+  for (value_type t :
+       {value_type::integer, value_type::floating, value_type::string, value_type::bytes, value_type::json})
+    out.emplace_back(savekit::to_string(t));
+  return out;
+}
+// Names joined by '|', for a help text.
+inline std::string one_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : "|") + name;
+  return out;
+}
 
 // ---- terminal-safe text ----------------------------------------------------------------------
 

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli_common.hpp"
+
 namespace savekit_cli {
 
 savekit::error io_failure(const std::string& what, int code) {
@@ -135,6 +137,16 @@ savekit::status create_private_file(const std::string& path, std::string_view co
     ::close(dir);
   }
   return {};
+}
+
+int write_output(const std::string& path, std::string_view bytes) {
+  if (path.empty() || path == "-") {
+    output out;
+    out.write(bytes);
+    return out.finish(ok);
+  }
+  if (auto written = write_file(path, bytes); !written) return report(path, written.error());
+  return ok;
 }
 
 }  // namespace savekit_cli

@@ -14,6 +14,9 @@ savekit::error io_failure(const std::string& what, int code);
 savekit::result<std::string> read_input(const std::string& file);
 // Writes a whole file through a temporary one beside it and a rename (details in cli_files.cpp).
 savekit::status write_file(const std::string& path, std::string_view content);
+// A command's result: to standard output ("-" or empty), checked, or to a file (write_file).
+// The exit code.
+int write_output(const std::string& path, std::string_view bytes);
 // Writes a new file readable by its owner only (a key), durably; errc::already_exists if
 // anything is at path already (a key file replaced would lose every save sealed with it).
 savekit::status create_private_file(const std::string& path, std::string_view content);

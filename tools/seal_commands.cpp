@@ -59,16 +59,6 @@ savekit::result<savekit::zstd_dictionary> read_dictionary(const std::string& pat
   return dictionary;
 }
 
-int write_output(const std::string& path, std::string_view bytes) {
-  if (path.empty() || path == "-") {
-    output out;
-    out.write(bytes);
-    return out.finish(ok);
-  }
-  if (auto written = write_file(path, bytes); !written) return report(path, written.error());
-  return ok;
-}
-
 savekit::seal_context context_of(const seal_arguments& args) {
   return {.name = args.name, .schema_version = args.schema_version, .player = args.player};
 }
@@ -191,6 +181,55 @@ int cmd_train_dict(const std::vector<std::string>& samples, const std::string& o
   std::fprintf(stderr, "savekit: a %zu-byte dictionary, id %u, from %zu samples\n", dictionary->bytes().size(),
                dictionary->id(), samples.size());
   return write_output(output_path, dictionary->bytes());
+}
+
+void setup_seal_commands(CLI::App& app, int& exit_code) {
+  struct options {
+    seal_arguments sealing;
+    std::uint32_t key_id = 1;
+    std::string output;
+    bool add_key = false;
+    std::size_t dictionary_bytes = 16 * 1024;
+    std::vector<std::string> samples;
+  };
+  auto o = std::make_shared<options>();
+  auto bind_context = [&](CLI::App* command) {
+    command->add_option("--name", o->sealing.name, "the slot or key name it is bound to");
+    command->add_option("--schema", o->sealing.schema_version, "the schema version it is bound to");
+    command->add_option("--player", o->sealing.player, "the player id it is bound to");
+  };
+  auto* keygen = app.add_subcommand("keygen", "Write a new random 32-byte key to a key file (\"ID BASE64\")");
+  keygen->add_option("--id", o->key_id, "the key's id (1 or more; stored in each sealed save)");
+  keygen->add_option("-o,--output", o->output, "a new key file (default: standard output); never replaces one");
+  keygen->add_flag("--add", o->add_key, "put the new key first in the existing key file -o names (rotation)");
+  keygen->callback([o, &exit_code] { exit_code = cmd_keygen(o->key_id, o->output, o->add_key); });
+
+  auto* seal = app.add_subcommand("seal", "Compress (zstd) and protect (MAC or encryption) a save");
+  seal->add_option("FILE", o->sealing.input, "the save (default: standard input)");
+  seal->add_option("-o,--output", o->sealing.output, "sealed file (default: standard output)");
+  seal->add_option("--key-file", o->sealing.key_file, "keys; the first one seals");
+  seal->add_option("--protection", o->sealing.protection, "aead|mac|none")
+      ->check(CLI::IsMember({"aead", "mac", "none"}));
+  seal->add_option("--compression", o->sealing.compression, "zstd|none")->check(CLI::IsMember({"zstd", "none"}));
+  seal->add_option("--level", o->sealing.level, "zstd level, 1 to 19");
+  seal->add_option("--dict", o->sealing.dictionary, "a zstd dictionary (savekit train-dict)");
+  bind_context(seal);
+  seal->callback([o, &exit_code] { exit_code = cmd_seal(o->sealing); });
+
+  auto* unseal = app.add_subcommand("unseal", "Check and open a sealed save (exit 1 if it was tampered with)");
+  unseal->add_option("FILE", o->sealing.input, "the sealed save (default: standard input)");
+  unseal->add_option("-o,--output", o->sealing.output, "the save (default: standard output)");
+  unseal->add_option("--key-file", o->sealing.key_file, "keys; any of them opens");
+  unseal->add_option("--dict", o->sealing.dictionaries, "zstd dictionaries it may need");
+  unseal->add_option("--max-bytes", o->sealing.max_bytes, "refuse a save that declares more bytes than this");
+  bind_context(unseal);
+  unseal->callback([o, &exit_code] { exit_code = cmd_unseal(o->sealing); });
+
+  auto* train = app.add_subcommand("train-dict", "Train a zstd dictionary from sample saves");
+  train->add_option("SAMPLES", o->samples, "sample saves")->required();
+  train->add_option("-o,--output", o->output, "dictionary file")->required();
+  train->add_option("--size", o->dictionary_bytes, "the dictionary's maximum size in bytes");
+  train->callback([o, &exit_code] { exit_code = cmd_train_dict(o->samples, o->output, o->dictionary_bytes); });
 }
 
 }  // namespace savekit_cli

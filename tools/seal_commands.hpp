@@ -10,6 +10,8 @@
 #include <savekit/error.hpp>
 #include <savekit/sealer.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +27,10 @@ struct seal_arguments {
   std::uint32_t schema_version = 0;
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 };
+
+// Adds keygen, seal, unseal and train-dict to app; the one that runs leaves its exit code in
+// exit_code.
+void setup_seal_commands(CLI::App& app, int& exit_code);
 
 // Opens sealed prefs entries (savekit get --key-file): the keys of a key file, for a player.
 savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_file(const std::string& path,

@@ -1,5 +1,6 @@
 #include "slots_commands.hpp"
 
+#include <savekit/prefs.hpp>
 #include <savekit/slots.hpp>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_common.hpp"
+#include "key_options.hpp"
 
 // The JSON documents the slots commands print.
 namespace savekit_cli {
@@ -89,16 +91,9 @@ std::string rfc3339(std::chrono::system_clock::time_point at) {
   return text;
 }
 
+// As `savekit list` names the value type a prefs entry of that encoding is stored under.
 std::string_view encoding_name(savekit::object_encoding e) {
-  switch (e) {
-    case savekit::object_encoding::msgpack:
-      return "msgpack";
-    case savekit::object_encoding::msgpack_compact:
-      return "msgpack_compact";  // as `savekit list` names the value type
-    case savekit::object_encoding::json:
-      return "json";
-  }
-  return "?";
+  return savekit::to_string(savekit::detail::stored_type(e));
 }
 
 listed_slot listed(const savekit::slot_info& s) {
@@ -233,23 +228,18 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
   auto menu = s->list();
   if (!menu) return report(folder, menu.error());
   verified_folder result{folder, "intact", {}, 0, 0, "none"};
-  int code = ok;
-  auto worse = [&](int c) {
-    auto rank = [](int x) {
-      return x == seal_broken ? 4 : x == newer_format ? 3 : x == nothing_intact ? 2 : x == recoverable ? 1 : 0;
-    };
-    if (rank(c) > rank(code)) code = c;
-  };
+  verdict folder_verdict = verdicts::intact;
   for (const auto& slot : *menu) {
     verified_slot v{slot.name, "intact", {}};
     bool any_intact = false, any_damaged = false, any_newer = false, any_tampered = false;
     // A slot listed with a problem (newer format, nothing intact, unreadable) is judged by
     // the menu; its files may not even name it.
     if (slot.damaged || !slot.problem.empty()) {
-      const bool newer = slot.problem_code == savekit::errc::unsupported_version;
-      v.verdict = newer ? "newer format" : "nothing intact";
+      const verdict found =
+          slot.problem_code == savekit::errc::unsupported_version ? verdicts::newer_format : verdicts::nothing_intact;
+      v.verdict = found.word;
       v.generations.push_back({slot.generation, v.verdict, slot.problem});
-      worse(newer ? newer_format : nothing_intact);
+      folder_verdict = folder_verdict.worse_of(found);
       result.slots.push_back(std::move(v));
       continue;
     }
@@ -296,23 +286,17 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
     if (slot.damaged && v.generations.empty()) any_damaged = true;
     // A seal that fails means the save was edited, or copied from elsewhere: the slot does
     // not load (never falls back to an older generation), so that outranks all else.
-    v.verdict = any_tampered  ? "tampered"
-                : any_newer   ? "newer format"
-                : !any_intact ? "nothing intact"
-                : any_damaged ? "recoverable"
-                              : "intact";
-    worse(any_tampered  ? seal_broken
-          : any_newer   ? newer_format
-          : !any_intact ? nothing_intact
-          : any_damaged ? recoverable
-                        : ok);
+    const verdict found = any_tampered  ? verdicts::tampered
+                          : any_newer   ? verdicts::newer_format
+                          : !any_intact ? verdicts::nothing_intact
+                          : any_damaged ? verdicts::recoverable
+                                        : verdicts::intact;
+    v.verdict = found.word;
+    folder_verdict = folder_verdict.worse_of(found);
     result.slots.push_back(std::move(v));
   }
-  result.verdict = code == ok             ? "intact"
-                   : code == recoverable  ? "recoverable"
-                   : code == newer_format ? "newer format"
-                   : code == seal_broken  ? "tampered"
-                                          : "nothing intact";
+  result.verdict = folder_verdict.word;
+  const int code = folder_verdict.code;
   result.seals = result.sealed_generations == 0 ? "none"
                  : with_keys                    ? "checked with the keys"
                                                 : "not checked (no --key-file)";
@@ -335,6 +319,37 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
                  terminal_safe(g.problem.value_or(""), false));
   }
   return out.finish(code);
+}
+
+void setup_slots_commands(CLI::App& app, int& exit_code) {
+  struct options {
+    std::string folder, slot;
+    std::uint64_t generation = 0;
+    bool json = false, pretty = false;
+    key_options keys;
+  };
+  auto o = std::make_shared<options>();
+  auto* slots = app.add_subcommand("slots", "Look into a slots folder (savekit/slots.hpp): list, show, restore");
+  slots->require_subcommand(1);
+  auto* list = slots->add_subcommand("list", "The load menu: every slot's newest save, newest first");
+  list->add_option("DIR", o->folder, "slots folder")->required();
+  list->add_flag("--json", o->json, "machine-readable output");
+  list->callback([o, &exit_code] { exit_code = cmd_slots_list(o->folder, o->json); });
+  auto* show = slots->add_subcommand("show", "A slot's metadata, history and payload, as JSON");
+  show->add_option("DIR", o->folder, "slots folder")->required();
+  show->add_option("SLOT", o->slot, "slot name")->required();
+  show->add_flag("--pretty", o->pretty, "indent");
+  add_key_options(*show, o->keys, "keys that open a sealed payload");
+  show->callback([o, &exit_code] {
+    auto sealer = sealer_of(o->keys);
+    exit_code =
+        sealer ? cmd_slots_show(o->folder, o->slot, o->pretty, *sealer) : report(o->keys.key_file, sealer.error());
+  });
+  auto* restore = slots->add_subcommand("restore", "Make a kept generation the slot's newest again");
+  restore->add_option("DIR", o->folder, "slots folder")->required();
+  restore->add_option("SLOT", o->slot, "slot name")->required();
+  restore->add_option("GENERATION", o->generation, "generation (see `savekit slots show`)")->required();
+  restore->callback([o, &exit_code] { exit_code = cmd_slots_restore(o->folder, o->slot, o->generation); });
 }
 
 }  // namespace savekit_cli

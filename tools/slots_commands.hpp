@@ -9,11 +9,17 @@
 
 #include <savekit/sealer.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace savekit_cli {
+
+// Adds `slots list|show|restore` to app; the one that runs leaves its exit code in exit_code.
+// (verify DIR is store_commands.hpp's, which calls cmd_verify_slots.)
+void setup_slots_commands(CLI::App& app, int& exit_code);
 
 int cmd_slots_list(const std::string& folder, bool json);
 int cmd_slots_show(const std::string& folder, const std::string& slot, bool pretty,
