@@ -26,6 +26,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "http_framing.hpp"
+#include "memory_allowances.hpp"
+
 namespace savekit::server {
 namespace {
 
@@ -36,47 +39,7 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 using strand_type = asio::strand<asio::io_context::executor_type>;
 constexpr auto use_awaitable = asio::use_awaitable;
-
-// Bytes of bodies held at once (http_options::max_inflight_bytes), taken for a request or
-// an answer and given back when it is done.
-class body_budget {
- public:
-  explicit body_budget(std::uint64_t total) : left_(static_cast<std::int64_t>(total)) {}
-  class lease {
-   public:
-    lease() = default;
-    lease(body_budget* owner, std::int64_t n) : owner_(owner), n_(n) {}
-    lease(lease&& o) noexcept : owner_(std::exchange(o.owner_, nullptr)), n_(o.n_) {}
-    lease& operator=(lease&& o) noexcept {
-      release();
-      owner_ = std::exchange(o.owner_, nullptr);
-      n_ = o.n_;
-      return *this;
-    }
-    ~lease() { release(); }
-    void release() {
-      if (owner_) owner_->left_.fetch_add(n_);
-      owner_ = nullptr;
-    }
-    explicit operator bool() const { return owner_ != nullptr || n_ == 0; }
-
-   private:
-    body_budget* owner_ = nullptr;
-    std::int64_t n_ = 0;
-  };
-  lease take(std::uint64_t bytes) {
-    const auto n = static_cast<std::int64_t>(bytes);
-    if (n == 0) return lease(nullptr, 0);
-    if (left_.fetch_sub(n) < n) {
-      left_.fetch_add(n);
-      return lease(nullptr, -1);  // refused
-    }
-    return lease(this, n);
-  }
-
- private:
-  std::atomic<std::int64_t> left_;
-};
+using namespace framing;
 
 // What a stop needs of each open connection: to close it if it is waiting for a request;
 // and what a full server needs: to close the kept-alive connection idle the longest.
@@ -89,55 +52,6 @@ struct connection_handle {
   std::atomic<bool> kept_idle{false};
   std::atomic<std::int64_t> idle_since{0};
   std::atomic<bool> evicting{false};
-};
-
-// Bytes of bodies each player's requests hold (http_options::max_player_inflight_bytes).
-class player_shares {
- public:
-  explicit player_shares(std::uint64_t limit) : limit_(limit) {}
-  class lease {
-   public:
-    lease() = default;
-    lease(player_shares* owner, std::string player, std::uint64_t n)
-        : owner_(owner), player_(std::move(player)), n_(n) {}
-    lease(lease&& o) noexcept : owner_(std::exchange(o.owner_, nullptr)), player_(std::move(o.player_)), n_(o.n_) {}
-    lease& operator=(lease&& o) noexcept {
-      release();
-      owner_ = std::exchange(o.owner_, nullptr);
-      player_ = std::move(o.player_);
-      n_ = o.n_;
-      return *this;
-    }
-    ~lease() { release(); }
-    void release() {
-      if (owner_) owner_->give_back(player_, n_);
-      owner_ = nullptr;
-    }
-
-   private:
-    player_shares* owner_ = nullptr;
-    std::string player_;
-    std::uint64_t n_ = 0;
-  };
-  // nullopt past the player's share (a player holding nothing may always take one body).
-  std::optional<lease> take(const std::string& player, std::uint64_t bytes) {
-    if (bytes == 0 || player.empty()) return lease{};
-    std::lock_guard lock(mutex_);
-    auto& held = held_[player];
-    if (held != 0 && held + bytes > limit_) return std::nullopt;
-    held += bytes;
-    return lease(this, player, bytes);
-  }
-
- private:
-  void give_back(const std::string& player, std::uint64_t n) {
-    std::lock_guard lock(mutex_);
-    auto it = held_.find(player);
-    if (it != held_.end() && (it->second -= n) == 0) held_.erase(it);
-  }
-  std::uint64_t limit_;
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::uint64_t> held_;
 };
 
 struct server_state {
@@ -197,57 +111,6 @@ std::chrono::steady_clock::time_point progress_deadline(const server_state& s,
                                                         std::uint64_t moved) {
   const auto earned = std::chrono::microseconds(moved * 1'000'000 / std::max<std::uint64_t>(1, s.options.min_rate));
   return std::min(std::chrono::steady_clock::now() + s.options.body_timeout, begun + s.options.body_timeout + earned);
-}
-
-// A request's framing, refused when it cannot be read reliably (RFC 9112 §6): a
-// Transfer-Encoding whose last coding is not chunked (§6.3: 400), or that applies chunked
-// twice, or in HTTP/1.0; a PUT whose length is not given; no Host in HTTP/1.1. Codings
-// before a final chunked are understood nowhere here: 501 (§6.1). The answer, or nothing.
-template <class Request>
-std::optional<api_response> framing_problem(const Request& req) {
-  // Present but empty is refused too (RFC 9112 has no empty list): a front end may read it
-  // as chunked while this reads Content-Length.
-  if (req.find(http::field::transfer_encoding) != req.end()) {
-    if (req.version() != 11)
-      return early_error(400, "bad_request",
-                         "Transfer-Encoding is HTTP/1.1's: an HTTP/1.0 request gives Content-Length");
-    // The codings, in order, each trimmed (empty list elements are skipped, RFC 9110 §5.6.1).
-    std::vector<std::string_view> codings;
-    const beast::string_view te = req[http::field::transfer_encoding];
-    for (std::string_view rest{te.data(), te.size()};;) {
-      const std::size_t comma = rest.find(',');
-      std::string_view coding = rest.substr(0, comma);
-      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
-      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
-      if (!coding.empty()) codings.push_back(coding);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-    const auto chunked = [](std::string_view coding) { return beast::iequals(coding, "chunked"); };
-    // "xchunked" or "chunked;x=1" is another coding than chunked: the body's end is unknown.
-    if (codings.empty() || !chunked(codings.back()))
-      return early_error(400, "bad_request", "a body's Transfer-Encoding must end in chunked");
-    if (std::any_of(codings.begin(), codings.end() - 1, chunked))
-      return early_error(400, "bad_request", "chunked is applied once, last");
-    if (codings.size() > 1)
-      return early_error(501, "not_implemented", "no transfer coding but chunked is understood here");
-  } else if (req.method() == http::verb::put && req.find(http::field::content_length) == req.end()) {
-    return early_error(411, "length_required", "a PUT gives Content-Length or Transfer-Encoding: chunked");
-  }
-  if (req.version() == 11 && req.find(http::field::host) == req.end())
-    return early_error(400, "bad_request", "an HTTP/1.1 request names its Host");
-  return std::nullopt;
-}
-
-// The origin-form path of a target (an absolute-form one, http://host/path, is accepted).
-std::string_view origin_form(std::string_view target) {
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (target.size() > scheme.size() && beast::iequals(target.substr(0, scheme.size()), scheme)) {
-      const std::size_t path = target.find('/', scheme.size());
-      return path == std::string_view::npos ? std::string_view{"/"} : target.substr(path);
-    }
-  }
-  return target;
 }
 
 // Answers with bodies larger than this are counted against the budgets while they are
@@ -435,62 +298,6 @@ std::vector<std::pair<std::string, std::string>> cors_headers(const server_state
   return {{"Access-Control-Allow-Origin", *origin},
           {"Vary", "Origin"},
           {"Access-Control-Expose-Headers", std::string{cors_answer_headers}}};
-}
-
-std::string_view buffered(const beast::flat_buffer& buffer) {
-  const auto bytes = buffer.data();
-  return {static_cast<const char*>(bytes.data()), bytes.size()};
-}
-
-// Reads until the buffer holds a request's whole header section, or more than limit bytes
-// of one (which the parser then refuses, 431). Beast parses a header section only once it
-// is whole, so what it would accept and should not can be refused first.
-template <class Stream>
-asio::awaitable<error_code> read_header_section(Stream& stream, beast::flat_buffer& buffer, std::size_t limit) {
-  error_code ec;
-  for (std::size_t searched = 0;;) {
-    const std::string_view bytes = buffered(buffer);
-    if (bytes.find("\r\n\r\n", searched) != std::string_view::npos || bytes.size() >= limit) co_return ec;
-    searched = bytes.size() < 3 ? 0 : bytes.size() - 3;
-    const std::size_t n =
-        co_await stream.async_read_some(buffer.prepare(8192), asio::redirect_error(use_awaitable, ec));
-    if (ec) co_return ec;
-    buffer.commit(n);
-  }
-}
-
-// Whether a whole header section folds a line (obs-fold: CRLF, then a space or a tab).
-// Beast unfolds it; a front end may read the folded line as a field of its own, or drop it
-// (Transfer-Encoding:\r\n chunked): RFC 9112 §5.2 lets a server refuse it, and this does.
-bool folds_a_line(std::string_view bytes) {
-  const std::size_t end = bytes.find("\r\n\r\n");
-  if (end == std::string_view::npos) return false;
-  const std::string_view section = bytes.substr(0, end + 2);  // the request line and the fields
-  for (std::size_t at = section.find("\r\n"); at != std::string_view::npos; at = section.find("\r\n", at + 2))
-    if (at + 2 < section.size() && (section[at + 2] == ' ' || section[at + 2] == '\t')) return true;
-  return false;
-}
-
-// The Origin field of a request's bytes (none if given twice): for an answer made before
-// the header section is parsed, or instead of it (400, 431), which a page must be able to
-// read too.
-std::optional<std::string> origin_in(std::string_view bytes) {
-  std::optional<std::string> found;
-  for (std::size_t at = bytes.find("\r\n"); at != std::string_view::npos;) {
-    const std::size_t next = bytes.find("\r\n", at + 2);
-    if (next == std::string_view::npos) break;  // a line not whole yet
-    std::string_view line = bytes.substr(at + 2, next - at - 2);
-    if (line.empty()) break;  // the end of the header section
-    if (line.size() >= 7 && beast::iequals(line.substr(0, 7), "origin:")) {
-      if (found) return std::nullopt;
-      line.remove_prefix(7);
-      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-      while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-      found = std::string{line};
-    }
-    at = next;
-  }
-  return found;
 }
 
 // One connection's requests, one after another (HTTP/1.1 keep-alive), as Beast's
