@@ -113,7 +113,12 @@ result<route> parse_target(std::string_view target) {
     route out{row.kind, {}, 0};
     bool matches = true;
     for (std::size_t i = 0; matches && i < std::min(given.size(), wanted.size()); ++i) {
-      if (wanted[i] == "{name}") {
+      // A placeholder is judged once the segments before it match, unless the target runs
+      // on past a pattern that ends with it (then another, longer route may be meant).
+      const bool placeholder = wanted[i].front() == '{';
+      if (placeholder && given.size() > wanted.size() && i + 1 == wanted.size()) {
+        matches = false;
+      } else if (wanted[i] == "{name}") {
         auto name = percent_decode(given[i]);
         if (!name) return std::move(name).error();
         if (status valid = check_slot_name(*name); !valid) return std::move(valid).error();

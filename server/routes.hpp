@@ -54,7 +54,8 @@ struct route {
 // route matches, errc::invalid_name when the slot name is not one (bad percent-encoding,
 // not UTF-8, control characters, too long, "." or ".."), errc::invalid_value for a
 // version that is not a positive decimal number. A placeholder is judged as soon as the
-// segments before it match a route's.
+// segments before it match a route's, unless the target is longer than that route and the
+// placeholder is its last segment.
 result<route> parse_target(std::string_view target);
 
 // A slot name: slots::check_name (1..128 bytes of UTF-8, no control, format or

@@ -268,8 +268,12 @@ class sqlite_store final : public slot_store, private sql_session {
     note_answer();
     return std::move(*out);
   }
+  // Only a write that committed says writes go through again: one that changed nothing (a
+  // failed precondition, a write id sent again) needed no disk, and leaves /healthz as it is.
   store_result<write_outcome> written(std::optional<write_outcome> out) {
-    if (out) writes_failing_.clear();
+    if (out && (out->kind == write_outcome::created || out->kind == write_outcome::replaced ||
+                out->kind == write_outcome::deleted))
+      writes_failing_.clear();
     return answered(std::move(out));
   }
 

@@ -32,6 +32,9 @@
 #include "savekit/document.hpp"
 #include "savekit/error.hpp"
 #include "savekit/file_system.hpp"
+// Slots need only file_system.hpp; file_backend.hpp stays included for one release, for code
+// that reached the file backend through this header (0.2 drops it).
+#include "savekit/file_backend.hpp"
 #include "savekit/object_codec.hpp"
 #include "savekit/sealer.hpp"
 

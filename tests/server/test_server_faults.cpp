@@ -1177,6 +1177,37 @@ TEST_P(ServerFaults, HealthComesBackByItselfOnceAFullDiskHasRoomAgain) {
   EXPECT_EQ(c.request("GET", "/v1/slots/during", me).body, save);
 }
 
+// A write that changes nothing (a failed precondition, a write id sent again) needs no disk:
+// it says nothing of whether writes go through again, and must not make a full disk's server
+// look healthy to a load balancer.
+TEST_P(ServerFaults, AWriteThatChangesNothingWhileTheDiskIsFullLeavesHealthAt503) {
+  if (GetParam() != "sqlite") GTEST_SKIP() << "SQLite's files on this machine";
+  const std::string db = database();
+  auto server = start_server_with({.stderr_reader = {"/bin/cat"}}, {"--rate", "0"}, db);
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
+  const header_list first = with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-first"}});
+  ASSERT_EQ(c.request("PUT", "/v1/slots/before", first, "kept").status, 201);
+  rlimit unlimited{}, full{};
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, nullptr, &unlimited), 0);
+  full.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(db.substr(7) + "-wal"));
+  full.rlim_max = unlimited.rlim_max;
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &full, nullptr), 0);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/during", with(me, {{"If-None-Match", "*"}}), std::string(65536, 'd')).status,
+            503);
+  http_client probe(server->port());
+  ASSERT_TRUE(eventually([&] { return probe.request("GET", "/healthz").status == 503; }, 120s, 100ms));
+  // Nothing to write: a precondition that fails, and the first write's id sent again.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/before", with(me, {{"If-None-Match", "*"}}), "other").status, 412);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/before", first, "kept").status, 201);
+  // The monitor asks every second; for a few of its rounds, health never turns 200.
+  EXPECT_FALSE(eventually([&] { return probe.request("GET", "/healthz").status == 200; }, 5s, 100ms))
+      << "a write that wrote nothing made a full disk look healthy";
+  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &unlimited, nullptr), 0);
+  EXPECT_TRUE(eventually([&] { return probe.request("GET", "/healthz").status == 200; }, 120s, 100ms));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ServerFaults, ::testing::ValuesIn(backends()), backend_name);
 
 }  // namespace

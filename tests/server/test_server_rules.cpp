@@ -90,6 +90,11 @@ TEST(ServerRules, TargetsAreRoutesWithOneDecodedName) {
   EXPECT_EQ(parse_target("/v1/slots/%2e%2e").error().code(), savekit::errc::invalid_name);
   EXPECT_EQ(parse_target("/v1/slots/x/versions/0").error().code(), savekit::errc::invalid_value);
   EXPECT_EQ(parse_target("").error().code(), savekit::errc::not_found);
+  // Longer than every route: not found, whatever its fifth segment; a bad name is said first.
+  EXPECT_EQ(parse_target("/v1/slots/a/versions/abc/x").error().code(), savekit::errc::not_found);
+  EXPECT_EQ(parse_target("/v1/slots/a/versions/5/x").error().code(), savekit::errc::not_found);
+  EXPECT_EQ(parse_target("/v1/slots/%2e%2e/a/b/c").error().code(), savekit::errc::invalid_name);
+  EXPECT_EQ(parse_target("/v1/slots/%2e%2e/other").error().code(), savekit::errc::invalid_name);
   EXPECT_EQ(percent_encode("a/b ぬ"), "a%2Fb%20%E3%81%AC");
   EXPECT_EQ(*percent_decode(percent_encode("a/b ぬ%")), "a/b ぬ%");
 }
