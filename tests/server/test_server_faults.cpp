@@ -1145,6 +1145,18 @@ TEST_P(ServerFaults, ALogReaderThatExitsDoesNotStopTheServer) {
 
 // SQLite: a full disk made /healthz 503 until some write succeeded, and a load balancer that
 // follows /healthz sends none. The check now tries a small write itself while writes fail.
+// The disk is full for a SQLite server: it may write no byte past what its write-ahead log
+// holds now (RLIMIT_FSIZE: such a write fails, EFBIG, as one fails with ENOSPC on a full
+// disk). Returns the limit to put back.
+rlimit fill_the_disk(pid_t pid, const std::string& db) {
+  rlimit unlimited{}, full{};
+  EXPECT_EQ(::prlimit(pid, RLIMIT_FSIZE, nullptr, &unlimited), 0);
+  full.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(db.substr(7) + "-wal"));
+  full.rlim_max = unlimited.rlim_max;
+  EXPECT_EQ(::prlimit(pid, RLIMIT_FSIZE, &full, nullptr), 0);
+  return unlimited;
+}
+
 TEST_P(ServerFaults, HealthComesBackByItselfOnceAFullDiskHasRoomAgain) {
   if (GetParam() != "sqlite") GTEST_SKIP() << "SQLite's files on this machine";
   const std::string db = database();
@@ -1154,13 +1166,7 @@ TEST_P(ServerFaults, HealthComesBackByItselfOnceAFullDiskHasRoomAgain) {
   http_client c(server->port());
   const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
   ASSERT_EQ(c.request("PUT", "/v1/slots/before", with(me, {{"If-None-Match", "*"}}), "kept").status, 201);
-  // The disk is full: the server may write no byte past what its write-ahead log holds now
-  // (RLIMIT_FSIZE: such a write fails, EFBIG, as one fails with ENOSPC on a full disk).
-  rlimit unlimited{}, full{};
-  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, nullptr, &unlimited), 0);
-  full.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(db.substr(7) + "-wal"));
-  full.rlim_max = unlimited.rlim_max;
-  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &full, nullptr), 0);
+  const rlimit unlimited = fill_the_disk(server->pid(), db);
   const std::string save(65536, 'd');
   reply refused = c.request("PUT", "/v1/slots/during", with(me, {{"If-None-Match", "*"}}), save);
   EXPECT_EQ(refused.status, 503) << refused.body;
@@ -1189,11 +1195,7 @@ TEST_P(ServerFaults, AWriteThatChangesNothingWhileTheDiskIsFullLeavesHealthAt503
   const header_list me = {{"Authorization", "Bearer " + creds_.token(unique_player())}};
   const header_list first = with(me, {{"If-None-Match", "*"}, {"Savekit-Write-Id", "w-first"}});
   ASSERT_EQ(c.request("PUT", "/v1/slots/before", first, "kept").status, 201);
-  rlimit unlimited{}, full{};
-  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, nullptr, &unlimited), 0);
-  full.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(db.substr(7) + "-wal"));
-  full.rlim_max = unlimited.rlim_max;
-  ASSERT_EQ(::prlimit(server->pid(), RLIMIT_FSIZE, &full, nullptr), 0);
+  const rlimit unlimited = fill_the_disk(server->pid(), db);
   EXPECT_EQ(c.request("PUT", "/v1/slots/during", with(me, {{"If-None-Match", "*"}}), std::string(65536, 'd')).status,
             503);
   http_client probe(server->port());
