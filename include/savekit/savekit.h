@@ -9,7 +9,8 @@
  *  2. Text and bytes go as pointer + length, byte-clean: a NUL inside a key or a value is
  *     kept. A null pointer with a length of 0 is the empty string; with any other length
  *     it is SK_NULL_ARGUMENT. Keys are any bytes (1 to 256 of them); string values are
- *     UTF-8 (else SK_INVALID_UTF8); bytes values are any bytes.
+ *     UTF-8 (else SK_INVALID_UTF8); bytes values are any bytes. A path holds no NUL
+ *     (SK_INVALID_PATH): the system would read it as a shorter one.
  *  3. Results come back in caller-owned memory with a size query (a buffer too small, or
  *     NULL, gives SK_BUFFER_TOO_SMALL and sets *needed), or in an sk_buffer the library
  *     allocates and sk_buffer_free() releases.

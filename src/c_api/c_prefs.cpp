@@ -54,6 +54,9 @@ sk_status sk_prefs_open(const char* path, size_t path_size, const sk_prefs_optio
   std::string_view path_view;
   if (!out || !view_of(path, path_size, path_view)) return null_argument(nullptr);
   *out = nullptr;
+  // A path goes to the system as a C string: a NUL inside would name another file.
+  if (path_view.find('\0') != std::string_view::npos)
+    return fail(nullptr, savekit::error{savekit::errc::invalid_path, path_view.find('\0'), "a path holds no NUL byte"});
   sk_prefs_options given;
   sk_prefs_options_init(&given);
   if (options) {

@@ -225,6 +225,16 @@ int main(int argc, char** argv) {
   in_scratch(argv[1], "missing.prefs");
   CHECK_STATUS(sk_prefs_open(path, strlen(path), &options, &store), SK_NOT_FOUND);
 
+  /* A NUL inside a path would name another file: refused, with its offset. */
+  {
+    const char nul_path[] = {'a', '.', 'p', '\0', 'x'};
+    sk_error e;
+    CHECK_STATUS(sk_prefs_open(nul_path, sizeof nul_path, NULL, &store), SK_INVALID_PATH);
+    CHECK_STATUS(sk_last_error(NULL, &e), SK_OK);
+    CHECK(e.status == SK_INVALID_PATH && e.offset == 3);
+    sk_error_free(&e);
+  }
+
   transcoding();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("all checks passed\n");
