@@ -52,7 +52,7 @@ sk_status copy_out(const sk_handle_base* handle, std::string_view value, void* o
 
 // Runs body and returns its status; an exception becomes SK_OUT_OF_MEMORY or SK_INTERNAL.
 template <class Body>
-sk_status guarded(const sk_handle_base* handle, Body&& body) noexcept {
+sk_status guarded([[maybe_unused]] const sk_handle_base* handle, Body&& body) noexcept {
 #if defined(__cpp_exceptions)
   try {
     return body();
