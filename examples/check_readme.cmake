@@ -1,7 +1,10 @@
-# Fails unless README.md contains examples/quickstart.cpp verbatim as a ```cpp block.
+# Fails unless README.md contains EXAMPLE verbatim as a fenced block of LANG (cpp by default).
+if(NOT LANG)
+  set(LANG cpp)
+endif()
 file(READ "${README}" readme)
 file(READ "${EXAMPLE}" example)
-string(FIND "${readme}" "```cpp\n${example}```" position)
+string(FIND "${readme}" "```${LANG}\n${example}```" position)
 if(position EQUAL -1)
-  message(FATAL_ERROR "README.md's example differs from examples/quickstart.cpp")
+  message(FATAL_ERROR "README.md's ${LANG} example differs from ${EXAMPLE}")
 endif()

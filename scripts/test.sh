@@ -67,14 +67,19 @@ run_wasm() {
   run_preset emscripten
 }
 
+timings=()
 for step in "${steps[@]}"; do
+  step_started=$SECONDS
   case "$step" in
     format) check_format || failed "format" ;;
     dev | release | sanitize | no-exceptions) run_preset "$step" || failed "$step" ;;
     wasm) run_wasm || failed "wasm" ;;
     *) failed "unknown step: $step" ;;
   esac
+  timings+=("$step $((SECONDS - step_started))s")
 done
+# Where the time goes (CI's budget is 35 minutes; the slowest step is the one to look at).
+echo "=== step times: ${timings[*]} (total ${SECONDS}s)"
 if ((${#failures[@]})); then
   echo "=== ${#failures[@]} of ${#steps[@]} test steps failed: ${failures[*]} (passed: the rest of ${steps[*]})" >&2
   exit 1

@@ -24,9 +24,10 @@ struct stored_slot_meta {
 constexpr std::uint8_t known_slot_flags = slot_flag_sealed;
 // The encoding byte is object_encoding's value: docs/slot-format.md lists them.
 static_assert(static_cast<int>(object_encoding::msgpack) == 0 &&
-              static_cast<int>(object_encoding::msgpack_compact) == 1 && static_cast<int>(object_encoding::json) == 2);
+              static_cast<int>(object_encoding::msgpack_compact) == 1 && static_cast<int>(object_encoding::json) == 2 &&
+              static_cast<int>(object_encoding::bytes) == 3);
 
-bool known_encoding(std::uint8_t e) { return e <= static_cast<std::uint8_t>(object_encoding::json); }
+bool known_encoding(std::uint8_t e) { return e <= static_cast<std::uint8_t>(object_encoding::bytes); }
 
 slot_check damaged(std::string problem) { return {slot_damage::damaged, std::move(problem)}; }
 

@@ -102,6 +102,7 @@ document name_compact_document(document compact, const std::vector<std::string>&
 result<std::string> migrate_payload(const slots::payload& stored, const std::vector<migration_step>& steps,
                                     std::uint32_t to_version, const object_options& limits,
                                     const std::vector<std::string>& nullable) {
+  if (stored.encoding == object_encoding::bytes) return bytes_are_not_an_object();
   const document_limits document_options{limits.max_depth, limits.max_memory};
   result<document> d = stored.encoding == object_encoding::json
                            ? document::from_json(stored.bytes, document_options)

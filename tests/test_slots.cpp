@@ -154,6 +154,68 @@ TEST_F(Slots, EachEncodingReadsBack) {
   EXPECT_EQ(s.read_payload("compact")->encoding, savekit::object_encoding::msgpack_compact);
 }
 
+// What the C ABI and the bindings write: bytes the game encoded itself.
+TEST_F(Slots, BytesTheGameEncodedItselfAreKeptAsTheyAre) {
+  savekit::slots s = open();
+  const std::string own{"\x00\xff binary \x00 save", 18};
+  ASSERT_TRUE(s.write_bytes("own", own, savekit::object_encoding::bytes, 7, meta_for("Own format", 2)));
+  auto raw = s.read_payload("own");
+  ASSERT_TRUE(raw) << raw.error().to_string();
+  EXPECT_EQ(raw->bytes, own);
+  EXPECT_EQ(raw->encoding, savekit::object_encoding::bytes);
+  EXPECT_EQ(raw->schema_version, 7u);
+  EXPECT_EQ(s.info("own")->meta, meta_for("Own format", 2));
+  // Never decoded into a type, whatever its bytes look like.
+  auto as_game = s.read<SaveGame>("own");
+  ASSERT_FALSE(as_game);
+  EXPECT_EQ(as_game.error().code(), errc::type_mismatch);
+
+  // MessagePack and JSON the game wrote itself read as objects (here, what savekit wrote).
+  std::string packed;
+  savekit::to_msgpack(game(4), packed);
+  ASSERT_TRUE(s.write_bytes("packed", packed, savekit::object_encoding::msgpack, 1));
+  ASSERT_TRUE(s.write_bytes("text", savekit::to_json(game(5)), savekit::object_encoding::json, 1));
+  EXPECT_EQ(*s.read<SaveGame>("packed"), game(4));
+  EXPECT_EQ(*s.read<SaveGame>("text"), game(5));
+
+  // ... and must be well-formed: the previous save stays.
+  auto bad_json = s.write_bytes("text", "{\"name\": ", savekit::object_encoding::json, 1);
+  ASSERT_FALSE(bad_json);
+  EXPECT_EQ(bad_json.error().code(), errc::unexpected_end);
+  auto bad_msgpack = s.write_bytes("packed", std::string{"\x92\x01", 2}, savekit::object_encoding::msgpack, 1);
+  ASSERT_FALSE(bad_msgpack);
+  EXPECT_EQ(bad_msgpack.error().code(), errc::length_exceeds_input);
+  EXPECT_EQ(*s.read<SaveGame>("text"), game(5));
+  EXPECT_EQ(s.history("packed")->size(), 1u);
+
+  EXPECT_EQ(s.write_bytes("own", own, savekit::object_encoding::bytes, 0).error().code(), errc::invalid_value);
+  EXPECT_EQ(s.write_bytes("", own, savekit::object_encoding::bytes, 1).error().code(), errc::invalid_name);
+  // An object is never written as "bytes": it could not be read back as one.
+  EXPECT_EQ(s.write("own", game(1), {}, {.encoding = savekit::object_encoding::bytes}).error().code(),
+            errc::invalid_value);
+  EXPECT_EQ(s.history("own")->size(), 1u);
+}
+
+TEST_F(Slots, BytesWrittenInTheBackgroundKeepTheirOrder) {
+  savekit::slots s = open();
+  std::atomic<int> succeeded{0};
+  std::string payload;
+  for (int i = 0; i < 20; ++i) {
+    payload = "save " + std::to_string(i);
+    s.write_bytes_async("bg", payload, savekit::object_encoding::bytes, 1, {}, [&](savekit::status outcome) {
+      if (outcome) ++succeeded;
+    });
+    payload.assign(payload.size(), 'x');  // the bytes were copied: changing them now changes nothing
+  }
+  std::atomic<bool> refused{false};
+  s.write_bytes_async("bad/name\n", "x", savekit::object_encoding::bytes, 1, {},
+                      [&](savekit::status outcome) { refused = !outcome; });
+  ASSERT_TRUE(s.flush());
+  EXPECT_TRUE(refused);
+  EXPECT_EQ(succeeded, 20);
+  EXPECT_EQ(s.read_payload("bg")->bytes, "save 19");
+}
+
 TEST_F(Slots, KeepsTheNewestGenerationsAndRestoresAnOlderOne) {
   savekit::slots s = open({.keep_generations = 3});
   for (int i = 1; i <= 5; ++i) ASSERT_TRUE(s.write("slot1", game(i), meta_for("save " + std::to_string(i))));

@@ -1,5 +1,6 @@
 #include "slots_commands.hpp"
 
+#include <savekit/base64.hpp>
 #include <savekit/prefs.hpp>
 #include <savekit/slots.hpp>
 
@@ -131,7 +132,9 @@ savekit::result<savekit::slots> open_folder(const std::string& folder, bool read
 
 // A payload as JSON text, checked: JSON is parsed and written again (a file edited by
 // hand, its checksums recomputed, is text like any other), MessagePack transcoded.
+// The game's own bytes (object_encoding::bytes) are a JSON string of their base64.
 savekit::result<std::string> payload_as_json(const savekit::slots::payload& p) {
+  if (p.encoding == savekit::object_encoding::bytes) return savekit::to_json(savekit::base64_encode(p.bytes));
   if (p.encoding == savekit::object_encoding::json) {
     auto bytes = savekit::json_to_msgpack(p.bytes);
     if (!bytes) return std::move(bytes).error();
@@ -264,6 +267,8 @@ int cmd_verify_slots(const std::string& folder, bool json, std::shared_ptr<const
                    c == savekit::errc::key_not_held && !with_keys
                        ? "its checksums are intact; the seal itself is checked only with the keys (--key-file)"
                        : read.error().message()};
+      } else if (read->encoding == savekit::object_encoding::bytes) {
+        // The game's own format: its checksums (and seal) are all savekit can check.
       } else if (auto parsed = read->encoding == savekit::object_encoding::json
                                    ? savekit::document::from_json(read->bytes)
                                    : savekit::document::from_msgpack(read->bytes);

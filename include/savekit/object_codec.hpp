@@ -19,6 +19,9 @@ enum class object_encoding : std::uint8_t {
   msgpack,          // MessagePack map form (default): survives schema changes
   msgpack_compact,  // MessagePack compact array form: smallest
   json,             // JSON: readable in any tool
+  // The game's own bytes (its serializer's, through the C ABI and the bindings): stored and
+  // read back as they are (slots::write_bytes, read_payload), never decoded into a type.
+  bytes,
 };
 
 // Limits for stored objects: writing refuses a value nesting deeper than max_depth (it
@@ -32,10 +35,23 @@ struct object_options {
 
 namespace detail {
 
+inline error bytes_encoding_is_not_for_objects() {
+  return error{errc::invalid_value, 0,
+               "object_encoding::bytes holds bytes the game encoded itself (slots::write_bytes): an object is "
+               "written as MessagePack or JSON"};
+}
+
+inline error bytes_are_not_an_object() {
+  return error{errc::type_mismatch, 0,
+               "the payload is the game's own bytes (object_encoding::bytes), not an object savekit can decode: "
+               "read it as bytes (slots::read_payload)"};
+}
+
 // Encodes value into out (replacing what it held). Fails only for a value that could not
 // be read back with the same limits: too deep, or too large in memory.
 template <class T>
 status encode_object(const T& value, object_encoding encoding, std::string& out, const object_options& options) {
+  if (encoding == object_encoding::bytes) return bytes_encoding_is_not_for_objects();
   if constexpr (depth_is_bounded<T>) {
     if (nesting_depth<T>() > options.max_depth) return too_deep_to_write(options.max_depth);
   }
@@ -65,6 +81,7 @@ status encode_object(const T& value, object_encoding encoding, std::string& out,
 template <class T>
 SAVEKIT_ALWAYS_INLINE status decode_object(std::string_view bytes, object_encoding encoding, T& into,
                                            const object_options& options) {
+  if (encoding == object_encoding::bytes) return bytes_are_not_an_object();
   if (encoding == object_encoding::json)
     return savekit::from_json(bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});
   return savekit::from_msgpack(bytes, into, {.max_depth = options.max_depth, .max_memory = options.max_memory});

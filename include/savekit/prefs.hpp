@@ -49,6 +49,7 @@ namespace detail {
 constexpr value_type stored_type(object_encoding encoding) noexcept {
   return encoding == object_encoding::json              ? value_type::json
          : encoding == object_encoding::msgpack_compact ? value_type::msgpack_compact
+         : encoding == object_encoding::bytes           ? value_type::bytes
                                                         : value_type::msgpack;
 }
 }  // namespace detail

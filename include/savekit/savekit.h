@@ -1,5 +1,5 @@
-/* savekit's C ABI: the prefs store and MessagePack <-> JSON from C, and from any language
- * that can call C (the C# and Python bindings build on it). C99; no C++ type, exception or
+/* savekit's C ABI: the prefs store, save slots, sealed saves and MessagePack <-> JSON from C,
+ * and from any language that can call C (the C# and Python bindings build on it). C99; no C++ type, exception or
  * allocator crosses it. Library: savekit_c (libsavekit_c.so, or the static libsavekit_c.a).
  *
  * Rules that hold for every function:
@@ -21,6 +21,9 @@
  *     later release can add fields and still read an older caller's struct.
  *  6. Nothing a caller passes crashes the library short of a pointer to memory it does not
  *     own, or a handle used after it was closed.
+ *  7. Callbacks are plain function pointers with a void* user, passed back untouched; each
+ *     function that takes one says on which thread it runs. A callback must not unwind
+ *     (a C++ exception or a longjmp) out of itself.
  *
  * Example:
  *   sk_prefs* store = NULL;
@@ -208,6 +211,195 @@ typedef struct sk_recovery {
 } sk_recovery;
 SK_API sk_status sk_prefs_recovery(const sk_prefs* prefs, sk_recovery* out);
 SK_API void sk_recovery_free(sk_recovery* recovery);
+
+/* ---- sealed saves: compression, a MAC or encryption (zstd and libsodium) ------------------ */
+
+/* Keys that seal and open saves: 32 bytes each, under a number of the game's choosing. A
+ * library built without zstd and libsodium answers SK_UNSUPPORTED_ALGORITHM here. */
+typedef struct sk_keyring sk_keyring;
+#define SK_SEAL_KEY_BYTES 32
+
+SK_API sk_status sk_keyring_new(sk_keyring** out);
+SK_API void sk_keyring_free(sk_keyring* keys); /* NULL is fine */
+/* Adds a key (exactly SK_SEAL_KEY_BYTES bytes); the first added seals until sk_keyring_use. */
+SK_API sk_status sk_keyring_add(sk_keyring* keys, uint32_t id, const uint8_t* key, size_t key_size);
+/* A new key from the system's random source, added under id; its bytes are written to
+ * key_out (key_out_size >= SK_SEAL_KEY_BYTES) for the game to keep. */
+SK_API sk_status sk_keyring_generate(sk_keyring* keys, uint32_t id, uint8_t* key_out, size_t key_out_size);
+/* Seal with this key from now on (SK_KEY_NOT_HELD if it was not added). */
+SK_API sk_status sk_keyring_use(sk_keyring* keys, uint32_t id);
+
+#define SK_COMPRESSION_NONE 0
+#define SK_COMPRESSION_ZSTD 1
+#define SK_PROTECTION_NONE 0 /* a digest: finds damage, not forgery */
+#define SK_PROTECTION_MAC 1  /* proves a key holder wrote it */
+#define SK_PROTECTION_AEAD 2 /* the same, and encrypted */
+
+typedef struct sk_seal_options {
+  size_t struct_size;         /* sizeof(sk_seal_options): set by sk_seal_options_init */
+  int32_t compression;        /* SK_COMPRESSION_ZSTD */
+  int32_t level;              /* zstd's level, 1..19: 3 */
+  int32_t protection;         /* what sealing adds: SK_PROTECTION_AEAD */
+  int32_t minimum_protection; /* the least a save must carry to open; -1 (the default): MAC
+                                 when a key is held, none otherwise */
+} sk_seal_options;
+SK_API void sk_seal_options_init(sk_seal_options* options);
+
+/* What a sealed save is bound to: opened with any other context, it is SK_TAMPERED. */
+typedef struct sk_seal_context {
+  size_t struct_size; /* sizeof(sk_seal_context) */
+  const char* name;   /* the save's name (a slot's, a key's) */
+  size_t name_size;
+  uint32_t schema_version; /* of the game's save layout */
+  const char* player;      /* a player id, or empty */
+  size_t player_size;
+} sk_seal_context;
+
+/* Seal plain into *out; keys may be NULL for SK_PROTECTION_NONE. options and context may be
+ * NULL (the defaults; an empty name). A failure is kept with the calling thread. */
+SK_API sk_status sk_seal(const uint8_t* plain, size_t plain_size, const sk_keyring* keys, const sk_seal_options* options,
+                         const sk_seal_context* context, sk_buffer* out);
+/* Check, decrypt and decompress: SK_TAMPERED, SK_KEY_NOT_HELD, SK_DAMAGED, ... */
+SK_API sk_status sk_unseal(const uint8_t* sealed, size_t sealed_size, const sk_keyring* keys,
+                           const sk_seal_options* options, const sk_seal_context* context, sk_buffer* out);
+
+/* ---- save slots: a folder of named saves with a load menu ----------------------------- */
+
+typedef struct sk_slots sk_slots;
+
+typedef struct sk_slots_options {
+  size_t struct_size;         /* sizeof(sk_slots_options): set by sk_slots_options_init */
+  uint32_t keep_generations;  /* per slot, the newest included: 3 */
+  int32_t read_only;          /* list and read beside a game that writes; no lock taken */
+  int32_t create_if_missing;  /* 1; 0: a missing folder is SK_NOT_FOUND */
+  uint64_t max_payload_bytes; /* a larger generation file is not read */
+  /* Seal every payload written, and open sealed ones, with these keys (copied at open;
+   * NULL: no sealing), these options (NULL: the defaults) and this player id. */
+  const sk_keyring* keyring;
+  const sk_seal_options* seal;
+  const char* player;
+  size_t player_size;
+  int32_t accept_unsealed; /* with keys: read saves written before the game sealed */
+} sk_slots_options;
+SK_API void sk_slots_options_init(sk_slots_options* options);
+
+/* Opens (creating it) the folder at path and locks it: a second open is SK_LOCKED. */
+SK_API sk_status sk_slots_open(const char* path, size_t path_size, const sk_slots_options* options, sk_slots** out);
+/* Waits for queued writes (their callbacks run), then releases the folder. NULL is fine. */
+SK_API void sk_slots_close(sk_slots* slots);
+
+/* What a payload's bytes are. A slot written from C is the game's own bytes by default;
+ * MessagePack and JSON must be one well-formed document (C++ then reads them as objects,
+ * and the tools show them). */
+#define SK_ENCODING_MSGPACK 0
+#define SK_ENCODING_MSGPACK_COMPACT 1
+#define SK_ENCODING_JSON 2
+#define SK_ENCODING_BYTES 3
+
+typedef struct sk_string_pair {
+  const char* key;
+  size_t key_size;
+  const char* value;
+  size_t value_size;
+} sk_string_pair;
+
+/* How a save is written, and what the load menu shows of it. */
+typedef struct sk_slot_write_options {
+  size_t struct_size;      /* sizeof(sk_slot_write_options): set by sk_slot_write_options_init */
+  int32_t encoding;        /* SK_ENCODING_BYTES */
+  uint32_t schema_version; /* of the game's save layout, at least 1: 1 */
+  const char* title;       /* UTF-8 */
+  size_t title_size;
+  int64_t playtime_seconds;
+  double progress; /* 0..1 by convention */
+  const uint8_t* thumbnail;
+  size_t thumbnail_size;
+  const sk_string_pair* user; /* the game's own fields, UTF-8 */
+  size_t user_count;
+  int32_t sealed; /* -1 (the default): when the folder has keys; 0; 1 */
+} sk_slot_write_options;
+SK_API void sk_slot_write_options_init(sk_slot_write_options* options);
+
+/* Writes payload as the slot's newest generation, durably: SK_OK means it is on disk; on
+ * failure the slot is as it was. options may be NULL (the defaults). */
+SK_API sk_status sk_slots_write(sk_slots* slots, const char* name, size_t name_size, const uint8_t* payload,
+                                size_t payload_size, const sk_slot_write_options* options);
+/* The same on the slots' worker thread (the bytes are copied before it returns); writes
+ * keep their order per slot, and one still queued is superseded by a newer one of the same
+ * slot. done(user, status) runs on the worker thread once the write is durable or has
+ * failed (a write refused at once: on the calling thread, before this returns); it may be
+ * NULL. It may call any sk_slots_ function but sk_slots_close. */
+SK_API sk_status sk_slots_write_async(sk_slots* slots, const char* name, size_t name_size, const uint8_t* payload,
+                                      size_t payload_size, const sk_slot_write_options* options,
+                                      sk_done_callback done, void* user);
+/* Waits for every queued write; the first failure since the last flush, if any. */
+SK_API sk_status sk_slots_flush(sk_slots* slots);
+
+/* A string in memory the list that holds it owns. */
+typedef struct sk_string {
+  const char* data;
+  size_t size;
+} sk_string;
+
+/* One slot in the load menu, or one generation in a history. Read-only; fields may be
+ * added at the end in later releases (the library allocates these). */
+typedef struct sk_slot_info {
+  sk_string name;
+  uint64_t generation;     /* counts up per slot from 1 */
+  int64_t saved_at_us;     /* microseconds since the Unix epoch, UTC */
+  uint32_t schema_version; /* of the game's save layout */
+  int32_t encoding;        /* SK_ENCODING_... */
+  uint64_t bytes;          /* the payload's size (sealed, when sealed) */
+  uint64_t thumbnail_bytes;
+  uint64_t restored_from; /* the generation restore() copied, or 0 */
+  int32_t sealed;
+  sk_string title;
+  int64_t playtime_seconds;
+  double progress;
+  const sk_string_pair* user;
+  size_t user_count;
+  int32_t damaged;          /* set aside as damaged (history only) */
+  sk_status problem_status; /* why it cannot be read: SK_OK when it can */
+  sk_string problem;
+  uint64_t damaged_newer; /* newer generations found damaged: the slot fell back (load menu) */
+} sk_slot_info;
+
+typedef struct sk_slot_list sk_slot_list;
+/* The load menu: every slot's newest intact generation, newest first (headers only). */
+SK_API sk_status sk_slots_list(sk_slots* slots, sk_slot_list** out);
+/* One slot's entry in the load menu, as a list of one. */
+SK_API sk_status sk_slots_info(sk_slots* slots, const char* name, size_t name_size, sk_slot_list** out);
+/* A slot's kept generations, newest first; damaged ones included and marked. */
+SK_API sk_status sk_slots_history(sk_slots* slots, const char* name, size_t name_size, sk_slot_list** out);
+SK_API size_t sk_slot_list_count(const sk_slot_list* list);
+/* NULL past the end. Valid until sk_slot_list_free. */
+SK_API const sk_slot_info* sk_slot_list_at(const sk_slot_list* list, size_t index);
+SK_API void sk_slot_list_free(sk_slot_list* list); /* NULL is fine */
+
+/* What a read found; the caller sets struct_size, the library fills what fits. */
+typedef struct sk_payload_info {
+  size_t struct_size; /* sizeof(sk_payload_info) */
+  int32_t encoding;
+  uint32_t schema_version;
+  uint64_t generation; /* the generation read */
+  int32_t sealed;      /* it was sealed (the bytes are opened) */
+  uint32_t skipped;    /* newer generations found damaged: the slot fell back */
+} sk_payload_info;
+
+/* The payload of the slot's newest intact generation, opened if sealed; info may be NULL. */
+SK_API sk_status sk_slots_read(sk_slots* slots, const char* name, size_t name_size, sk_buffer* out,
+                               sk_payload_info* info);
+/* One kept generation's payload, every section checked. */
+SK_API sk_status sk_slots_read_generation(sk_slots* slots, const char* name, size_t name_size, uint64_t generation,
+                                          sk_buffer* out, sk_payload_info* info);
+SK_API sk_status sk_slots_thumbnail(sk_slots* slots, const char* name, size_t name_size, sk_buffer* out);
+/* A copy of that generation becomes the newest. */
+SK_API sk_status sk_slots_restore(sk_slots* slots, const char* name, size_t name_size, uint64_t generation);
+SK_API sk_status sk_slots_remove(sk_slots* slots, const char* name, size_t name_size); /* every generation */
+/* from's newest becomes to's newest; SK_ALREADY_EXISTS (rename) if to is a slot. */
+SK_API sk_status sk_slots_copy(sk_slots* slots, const char* from, size_t from_size, const char* to, size_t to_size);
+SK_API sk_status sk_slots_rename(sk_slots* slots, const char* from, size_t from_size, const char* to,
+                                 size_t to_size);
 
 /* ---- MessagePack <-> JSON ------------------------------------------------------------- */
 

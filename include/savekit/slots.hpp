@@ -182,6 +182,18 @@ class slots {
   template <class T>
   void write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done = {},
                    write_options options = {});
+  // A payload the game encoded itself (the C ABI and the bindings write this way), written
+  // as write() writes an object, with the schema version the game gives (at least 1).
+  // MessagePack and JSON payloads must be one well-formed document (read<T>, migrations and
+  // the tools read them: errc::invalid_msgpack, syntax_error, ... with the offset);
+  // object_encoding::bytes is the game's own format, read back only by read_payload.
+  // options.encoding is not used: encoding says what the bytes are.
+  status write_bytes(std::string_view name, std::string_view payload, object_encoding encoding,
+                     std::uint32_t schema_version, const slot_meta& meta = {}, write_options options = {});
+  // The same on the worker, as write_async (the bytes are copied first).
+  void write_bytes_async(std::string_view name, std::string_view payload, object_encoding encoding,
+                         std::uint32_t schema_version, const slot_meta& meta, std::function<void(status)> done = {},
+                         write_options options = {});
   // Writes into the autosave slot written longest ago (autosave-1..N), and returns its name.
   template <class T>
   result<std::string> autosave(const T& value, const slot_meta& meta = {}, write_options options = {});
@@ -269,6 +281,8 @@ class slots {
   object_encoding encoding_for(const write_options& options) const;
   const object_options& limits() const;
 
+  result<encoded_save> take_bytes(std::string_view name, std::string_view payload, object_encoding encoding,
+                                  std::uint32_t schema_version, const slot_meta& meta, const write_options& options);
   template <class T>
   static result<encoded_save> encode(const T& value, const slot_meta& meta, object_encoding encoding,
                                      const object_options& limits);
@@ -367,6 +381,10 @@ status slots::read_into(std::string_view name, T& into, read_report* report) {
   read_report& found = report ? *report : local;
   result<payload> stored = read_payload(name, &found);
   if (!stored) return std::move(stored).error();
+  if (stored->encoding == object_encoding::bytes) {
+    error e = detail::bytes_are_not_an_object();
+    return error{e.code(), 0, "slot '" + std::string{name} + "' holds the game's own bytes: " + e.message()};
+  }
   if (stored->schema_version > schema_version<T>)
     return error{errc::newer_schema, 0,
                  "slot '" + std::string{name} + "' was saved with schema version " +

@@ -52,6 +52,12 @@ sk_status fail(const sk_handle_base* handle, sk_status status, const char* messa
   return status;
 }
 
+bool is_handle(const sk_handle_base* handle) noexcept {
+  if (!handle) return false;
+  const std::uint32_t m = handle->magic;
+  return m == sk_prefs::kind || m == sk_slots::kind || m == keyring_kind;
+}
+
 bool fill(sk_buffer* out, std::string_view bytes) noexcept {
   out->data = nullptr;
   out->size = 0;
@@ -117,7 +123,7 @@ sk_status sk_last_error(const void* handle, sk_error* out) {
   out->message = {nullptr, 0};
   out->path = {nullptr, 0};
   const auto* base = static_cast<const sk_handle_base*>(handle);
-  if (base && base->magic != sk_handle_base::live) return SK_INVALID_VALUE;
+  if (base && !is_handle(base)) return SK_INVALID_VALUE;
   return guarded(nullptr, [&]() -> sk_status {
     savekit::error copy{savekit::errc::ok, 0, ""};
     sk_status status = SK_OK;

@@ -7,28 +7,60 @@
 #include <savekit/savekit.h>
 #include <savekit/error.hpp>
 #include <savekit/prefs.hpp>
+#include <savekit/sealer.hpp>
+#include <savekit/slots.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
 #include <string_view>
 
-// Every handle begins with this: sk_last_error takes any of them.
+// Every handle begins with this: sk_last_error takes any of them. Each kind has its own
+// magic, so that a handle of one kind passed for another (easy from C#, Python) or one
+// closed (the magic is cleared) is refused rather than used.
 struct sk_handle_base {
-  static constexpr std::uint32_t live = 0x736b6831;  // "skh1"
-  std::uint32_t magic = live;
+  explicit sk_handle_base(std::uint32_t kind) : magic(kind) {}
+  std::uint32_t magic;
   mutable std::mutex error_mutex;
   mutable sk_status last_status = SK_OK;  // the ABI's own statuses (100 and up) have no errc
   mutable savekit::error last{savekit::errc::ok, 0, ""};
 };
 
 struct sk_prefs : sk_handle_base {
-  explicit sk_prefs(savekit::prefs s) : store(std::move(s)) {}
+  static constexpr std::uint32_t kind = 0x736b7031;  // "skp1"
+  explicit sk_prefs(savekit::prefs s) : sk_handle_base(kind), store(std::move(s)) {}
   savekit::prefs store;
 };
 
+struct sk_slots : sk_handle_base {
+  static constexpr std::uint32_t kind = 0x736b7331;  // "sks1"
+  explicit sk_slots(savekit::slots s) : sk_handle_base(kind), folder(std::move(s)) {}
+  savekit::slots folder;
+};
+
+// sk_keyring is defined with the sealing (c_seal.cpp), which alone needs zstd and libsodium.
+inline constexpr std::uint32_t keyring_kind = 0x736b6b31;  // "skk1"
+
 namespace savekit::c_api {
+
+// Whether a pointer is an open handle of its kind.
+template <class Handle>
+bool live(const Handle* handle) noexcept {
+  return handle != nullptr && handle->magic == Handle::kind;
+}
+bool is_handle(const sk_handle_base* handle) noexcept;  // of any kind
+
+// Closes a handle: its magic cleared first, so that a use after close is more likely
+// refused than not (it stays the caller's bug).
+template <class Handle>
+void close_handle(Handle* handle) noexcept {
+  if (!live(handle)) return;
+  handle->magic = 0;
+  delete handle;
+}
 
 // Keeps a failure with the handle (or the calling thread, for a call without one) and
 // returns its status. Never throws: out of memory, the status alone is returned.
@@ -71,5 +103,42 @@ sk_status guarded([[maybe_unused]] const sk_handle_base* handle, Body&& body) no
 inline sk_status null_argument(const sk_handle_base* handle) noexcept {
   return fail(handle, SK_NULL_ARGUMENT, "a null handle or pointer, or a null pointer with a length");
 }
+
+// A handle that is not an open one of its kind: null, closed, or another kind's (kept with
+// the calling thread, as there is no handle to keep it with).
+inline sk_status not_a_handle(const void* handle) noexcept {
+  return handle == nullptr
+             ? null_argument(nullptr)
+             : fail(nullptr, SK_INVALID_VALUE, "not an open handle of this kind (closed, or another kind's)");
+}
+
+// A status of the C++ API as the ABI's, its failure kept with the handle.
+inline sk_status done(const sk_handle_base* handle, const status& s) noexcept {
+  return s ? SK_OK : fail(handle, s.error());
+}
+
+// An options struct the caller sized (header rule 5) over the defaults in `given`: an
+// older caller's struct is a prefix, the rest stays the default; a struct larger than this
+// library knows is a newer caller's, refused.
+template <class Options>
+sk_status read_options(const Options* options, Options& given, const char* what) noexcept {
+  if (!options) return SK_OK;
+  if (options->struct_size < sizeof(std::size_t) || options->struct_size > sizeof(Options))
+    return fail(nullptr, SK_INVALID_OPTIONS, what);
+  std::memcpy(static_cast<void*>(&given), options, options->struct_size);
+  given.struct_size = sizeof(Options);
+  return SK_OK;
+}
+
+// A path for the system: no NUL inside (it would name another file).
+inline sk_status check_path(std::string_view path) noexcept {
+  if (std::size_t nul = path.find('\0'); nul != std::string_view::npos)
+    return fail(nullptr, error{errc::invalid_path, nul, "a path holds no NUL byte"});
+  return SK_OK;
+}
+
+// The sealer slots opened with these options use (c_seal.cpp); null when keys is null.
+sk_status slot_sealer(const void* keys, const sk_seal_options* options, std::string_view player,
+                      std::shared_ptr<const payload_sealer>& out) noexcept;
 
 }  // namespace savekit::c_api

@@ -12,14 +12,11 @@ using namespace savekit::c_api;
 namespace {
 
 // The store behind a handle and the key, checked (rule 2); else the status to return.
-template <class Prefs>
-sk_status checked(Prefs* prefs, const char* key, std::size_t key_size, std::string_view& key_view) {
-  if (!prefs || prefs->magic != sk_handle_base::live) return null_argument(nullptr);
+sk_status checked(const sk_prefs* prefs, const char* key, std::size_t key_size, std::string_view& key_view) {
+  if (!live(prefs)) return not_a_handle(prefs);
   if (!view_of(key, key_size, key_view)) return null_argument(prefs);
   return SK_OK;
 }
-
-sk_status done(const sk_handle_base* handle, const savekit::status& s) { return s ? SK_OK : fail(handle, s.error()); }
 
 // A number entry into *out, by the store's typed getter.
 template <class Number, class Getter>
@@ -54,18 +51,11 @@ sk_status sk_prefs_open(const char* path, size_t path_size, const sk_prefs_optio
   std::string_view path_view;
   if (!out || !view_of(path, path_size, path_view)) return null_argument(nullptr);
   *out = nullptr;
-  // A path goes to the system as a C string: a NUL inside would name another file.
-  if (path_view.find('\0') != std::string_view::npos)
-    return fail(nullptr, savekit::error{savekit::errc::invalid_path, path_view.find('\0'), "a path holds no NUL byte"});
+  if (sk_status bad = check_path(path_view)) return bad;
   sk_prefs_options given;
   sk_prefs_options_init(&given);
-  if (options) {
-    // An older caller's struct is a prefix of this one: what it holds is read, the rest stays
-    // the default; a struct larger than this library knows is a newer caller's.
-    if (options->struct_size < offsetof(sk_prefs_options, read_only) || options->struct_size > sizeof(given))
-      return fail(nullptr, SK_INVALID_OPTIONS, "sk_prefs_options.struct_size is not one this library knows");
-    std::memcpy(&given, options, options->struct_size);
-  }
+  if (sk_status bad = read_options(options, given, "sk_prefs_options.struct_size is not one this library knows"))
+    return bad;
   return guarded(nullptr, [&]() -> sk_status {
     savekit::file_backend_options backend;
     backend.read_only = given.read_only != 0;
@@ -80,11 +70,7 @@ sk_status sk_prefs_open(const char* path, size_t path_size, const sk_prefs_optio
   });
 }
 
-void sk_prefs_close(sk_prefs* prefs) {
-  if (!prefs || prefs->magic != sk_handle_base::live) return;
-  prefs->magic = 0;  // a use after close is more likely caught than not (it stays a caller's bug)
-  delete prefs;
-}
+void sk_prefs_close(sk_prefs* prefs) { close_handle(prefs); }
 
 sk_status sk_prefs_set_int(sk_prefs* prefs, const char* key, size_t key_size, int64_t value) {
   std::string_view k;
@@ -167,8 +153,7 @@ sk_status sk_prefs_delete_key(sk_prefs* prefs, const char* key, size_t key_size)
 }
 
 sk_status sk_prefs_delete_all(sk_prefs* prefs) {
-  std::string_view none;
-  if (sk_status s = checked(prefs, nullptr, 0, none)) return s;
+  if (!live(prefs)) return not_a_handle(prefs);
   return guarded(prefs, [&] {
     prefs->store.delete_all();
     return SK_OK;
@@ -176,8 +161,7 @@ sk_status sk_prefs_delete_all(sk_prefs* prefs) {
 }
 
 sk_status sk_prefs_keys(const sk_prefs* prefs, sk_buffer* out, size_t* count) {
-  std::string_view none;
-  if (sk_status s = checked(prefs, nullptr, 0, none)) return s;
+  if (!live(prefs)) return not_a_handle(prefs);
   if (!out || !count) return null_argument(prefs);
   out->data = nullptr;
   out->size = 0;
@@ -197,14 +181,12 @@ sk_status sk_prefs_keys(const sk_prefs* prefs, sk_buffer* out, size_t* count) {
 }
 
 sk_status sk_prefs_save(sk_prefs* prefs) {
-  std::string_view none;
-  if (sk_status s = checked(prefs, nullptr, 0, none)) return s;
+  if (!live(prefs)) return not_a_handle(prefs);
   return guarded(prefs, [&] { return done(prefs, prefs->store.save()); });
 }
 
 sk_status sk_prefs_save_async(sk_prefs* prefs, sk_done_callback callback, void* user) {
-  std::string_view none;
-  if (sk_status s = checked(prefs, nullptr, 0, none)) return s;
+  if (!live(prefs)) return not_a_handle(prefs);
   return guarded(prefs, [&] {
     // The failure is kept with the handle before the callback runs, so that it can ask
     // sk_last_error. (prefs::save_async keeps the store's state alive while it runs.)
@@ -217,8 +199,7 @@ sk_status sk_prefs_save_async(sk_prefs* prefs, sk_done_callback callback, void* 
 }
 
 sk_status sk_prefs_recovery(const sk_prefs* prefs, sk_recovery* out) {
-  std::string_view none;
-  if (sk_status s = checked(prefs, nullptr, 0, none)) return s;
+  if (!live(prefs)) return not_a_handle(prefs);
   if (!out) return null_argument(prefs);
   *out = sk_recovery{};
   return guarded(prefs, [&]() -> sk_status {

@@ -7,25 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(condition)                                                          \
-  do {                                                                            \
-    if (!(condition)) {                                                           \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      ++failures;                                                                 \
-    }                                                                             \
-  } while (0)
-
-#define CHECK_STATUS(call, expected)                                                                 \
-  do {                                                                                               \
-    sk_status got_ = (call);                                                                         \
-    if (got_ != (expected)) {                                                                        \
-      fprintf(stderr, "%s:%d: %s gave %s, not %s\n", __FILE__, __LINE__, #call, sk_status_name(got_), \
-              sk_status_name(expected));                                                             \
-      ++failures;                                                                                    \
-    }                                                                                                \
-  } while (0)
+#include "check.h"
 
 static char path[4096];
 

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     hostile.title = "evil\x1b[2Jtitle";
     hostile.user = {{"note", "\x1b]0;pwned\x07"}};
     if (!s->write("escapes", 1, hostile)) return 1;
+    // The game's own bytes (the C ABI writes these): shown as Base64, verified by checksum.
+    if (!s->write_bytes("own-format", std::string{"\x00\xffown", 5}, savekit::object_encoding::bytes, 1)) return 1;
   }
   const std::string long_name = std::string(60, 'L') + " newer";
   const std::string base = savekit::detail::slot_file_base(long_name);

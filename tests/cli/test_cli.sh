@@ -310,6 +310,8 @@ if [ -n "$example_slots" ]; then
     check "slots list --json on a terminal escapes them" 0 'pwned' -- script -qec "'$savekit' slots list forged --json" /dev/null
     check "and leaves no raw escape" 1 '^$' -- sh -c "script -qec \"'$savekit' slots list forged --json\" /dev/null | grep -q \"\$(printf '\\033')\""
     check "slots show of a hand-edited JSON payload" 1 'payload_problem":"syntax_error' -- "$savekit" slots show forged edited
+    check "slots show of the game's own bytes: Base64" 0 '"payload":"AP9vd24="' -- "$savekit" slots show forged own-format
+    check "verify: the game's own bytes are intact" 6 'own-format: intact' -- "$savekit" verify forged
     check "verify: a payload that is not well-formed" 6 'edited: nothing intact' -- "$savekit" verify forged
     # issue 40, 11: judged by searching the message for "newer savekit": exit 5, not 6
     check "verify: metadata that does not decode is a newer format's" 6 'odd-meta: newer format' -- "$savekit" verify forged
