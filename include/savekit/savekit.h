@@ -194,6 +194,23 @@ SK_API sk_status sk_prefs_delete_all(sk_prefs* prefs);
  * *count is how many. */
 SK_API sk_status sk_prefs_keys(const sk_prefs* prefs, sk_buffer* out, size_t* count);
 
+/* What an entry holds (savekit::value_type's numbers): objects and sealed entries are
+ * written from C++; sk_prefs_get_raw reads any of them. */
+#define SK_TYPE_INT 1
+#define SK_TYPE_FLOAT 2
+#define SK_TYPE_STRING 3
+#define SK_TYPE_BYTES 4
+#define SK_TYPE_MSGPACK 5         /* an object, MessagePack map form */
+#define SK_TYPE_MSGPACK_COMPACT 6 /* an object, MessagePack compact form */
+#define SK_TYPE_JSON 7            /* an object, JSON text */
+#define SK_TYPE_SEALED 8          /* a sealed entry */
+/* SK_NOT_FOUND if absent. */
+SK_API sk_status sk_prefs_type(const sk_prefs* prefs, const char* key, size_t key_size, int32_t* out);
+/* An entry's stored bytes and its SK_TYPE_ (an int as MessagePack, a float as float64
+ * MessagePack, an object as written): any entry, for tools and bindings. */
+SK_API sk_status sk_prefs_get_raw(const sk_prefs* prefs, const char* key, size_t key_size, int32_t* type,
+                                  sk_buffer* out);
+
 /* Commits every change since the last save, durably (fsync) before it returns SK_OK. */
 SK_API sk_status sk_prefs_save(sk_prefs* prefs);
 /* The same on the store's background thread; done(user, status) runs on that thread once

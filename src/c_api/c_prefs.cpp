@@ -146,6 +146,32 @@ sk_status sk_prefs_has_key(const sk_prefs* prefs, const char* key, size_t key_si
   });
 }
 
+sk_status sk_prefs_type(const sk_prefs* prefs, const char* key, size_t key_size, int32_t* out) {
+  std::string_view k;
+  if (sk_status s = checked(prefs, key, key_size, k)) return s;
+  if (!out) return null_argument(prefs);
+  return guarded(prefs, [&]() -> sk_status {
+    savekit::result<savekit::value_type> type = prefs->store.type_of(k);
+    if (!type) return fail(prefs, type.error());
+    *out = static_cast<std::int32_t>(*type);
+    return SK_OK;
+  });
+}
+
+sk_status sk_prefs_get_raw(const sk_prefs* prefs, const char* key, size_t key_size, int32_t* type, sk_buffer* out) {
+  std::string_view k;
+  if (sk_status s = checked(prefs, key, key_size, k)) return s;
+  if (!type || !out) return null_argument(prefs);
+  *out = sk_buffer{};
+  return guarded(prefs, [&]() -> sk_status {
+    savekit::result<savekit::stored_value> raw = prefs->store.get_raw(k);
+    if (!raw) return fail(prefs, raw.error());
+    if (!fill(out, raw->bytes)) return fail(prefs, SK_OUT_OF_MEMORY, "out of memory");
+    *type = static_cast<std::int32_t>(raw->type);
+    return SK_OK;
+  });
+}
+
 sk_status sk_prefs_delete_key(sk_prefs* prefs, const char* key, size_t key_size) {
   std::string_view k;
   if (sk_status s = checked(prefs, key, key_size, k)) return s;

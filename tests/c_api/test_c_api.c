@@ -63,6 +63,28 @@ static void values(sk_prefs* store) {
   CHECK_STATUS(sk_prefs_get_string(store, "empty", 5, NULL, 0, &needed), SK_OK);
   CHECK(needed == 0);
 
+  /* Each entry's type, and its stored bytes whatever the type. */
+  {
+    int32_t type = 0;
+    sk_buffer stored = {NULL, 0};
+    CHECK_STATUS(sk_prefs_type(store, "level", 5, &type), SK_OK);
+    CHECK(type == SK_TYPE_INT);
+    CHECK_STATUS(sk_prefs_type(store, nul_key, sizeof nul_key, &type), SK_OK);
+    CHECK(type == SK_TYPE_STRING);
+    CHECK_STATUS(sk_prefs_type(store, "blob", 4, &type), SK_OK);
+    CHECK(type == SK_TYPE_BYTES);
+    CHECK_STATUS(sk_prefs_type(store, "nothing", 7, &type), SK_NOT_FOUND);
+    CHECK_STATUS(sk_prefs_get_raw(store, "speed", 5, &type, &stored), SK_OK);
+    CHECK(type == SK_TYPE_FLOAT && stored.size == 9 && stored.data[0] == 0xcb); /* float64 */
+    sk_buffer_free(&stored);
+    CHECK_STATUS(sk_prefs_get_raw(store, "blob", 4, &type, &stored), SK_OK);
+    CHECK(type == SK_TYPE_BYTES && stored.size == 4 && memcmp(stored.data, bytes, 4) == 0);
+    sk_buffer_free(&stored);
+    CHECK_STATUS(sk_prefs_get_raw(store, "nothing", 7, &type, &stored), SK_NOT_FOUND);
+    CHECK_STATUS(sk_prefs_get_raw(store, "blob", 4, NULL, &stored), SK_NULL_ARGUMENT);
+    CHECK_STATUS(sk_prefs_type(store, "blob", 4, NULL), SK_NULL_ARGUMENT);
+  }
+
   /* The size query: too small or NULL says how much. */
   CHECK_STATUS(sk_prefs_get_bytes(store, "blob", 4, raw, 2, &needed), SK_BUFFER_TOO_SMALL);
   CHECK(needed == 4);
