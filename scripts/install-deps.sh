@@ -14,7 +14,10 @@ packages=(
   postgresql-15 curl openssl                                           # ... its tests: a real PostgreSQL, curl over TLS
   emscripten nodejs chromium                                     # WebAssembly: build, node, real-browser tests
   dpkg-dev autoconf automake libtool                             # zstd and libsodium for WebAssembly, from Debian's sources
-  python3
+  python3                                                        # the Python binding (ctypes) and its tests
+  mono-mcs mono-runtime libmono-system-runtime-serialization4.0-cil  # the C# binding under Mono ...
+  nunit-console libnunit-cil-dev                                 # ... and its NUnit tests
+  abi-dumper abi-compliance-checker                              # the C ABI's baseline check
 )
 missing=()
 for p in "${packages[@]}"; do
