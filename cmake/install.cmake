@@ -17,6 +17,11 @@ if(TARGET savekit_seal AND NOT EMSCRIPTEN)
   set_target_properties(savekit_sodium_dep PROPERTIES EXPORT_NAME sodium_dep)
   install(TARGETS savekit_seal savekit_zstd_dep savekit_sodium_dep EXPORT savekitTargets)
 endif()
+# The C ABI (savekit/savekit.h): savekit::c, the shared library the bindings load, and
+# savekit::c_static.
+if(TARGET savekit_c)
+  install(TARGETS savekit_c savekit_c_static EXPORT savekitTargets)
+endif()
 install(DIRECTORY include/savekit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT savekitTargets NAMESPACE savekit:: DESTINATION ${_savekit_config_dir})
 

@@ -17,7 +17,6 @@ packages=(
   python3                                                        # the Python binding (ctypes) and its tests
   mono-mcs mono-runtime libmono-system-runtime-serialization4.0-cil  # the C# binding under Mono ...
   nunit-console libnunit-cil-dev                                 # ... and its NUnit tests
-  abi-dumper abi-compliance-checker                              # the C ABI's baseline check
 )
 missing=()
 for p in "${packages[@]}"; do
