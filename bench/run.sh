@@ -11,6 +11,8 @@
 #   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
 #   bench/run.sh browser-soak                over a gigabyte of slots in Chromium's IndexedDB, opened again
+#   bench/run.sh abi                         a call through the C ABI, C# (Mono) and Python beside C++ (abi_overhead);
+#                                            study A from C# beside C++ (StudyA.cs, study_a_layers)
 # (The seeds' studies, the main job, are scripts/run.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +70,56 @@ if [ "$name" = wasm-gap ]; then
   scripts/install-deps.sh
   native_and_wasm wasm-gap wasm_gap wasm_gap wasm_gap_node bench/wasm_gap.cpp 7 \
     "Study A's compact round trip taken apart, natively and as WebAssembly"
+  exit 0
+fi
+if [ "$name" = abi ]; then
+  # The four layers in turn, 5 rounds, each process taking the median of its own 5 repetitions.
+  scripts/install-deps.sh
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target abi_overhead study_a_layers savekit_c csharp_binding
+  results=bench/results
+  mkdir -p "$results"
+  : >"$results/abi_overhead.jsonl"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  mcs -nologo -optimize+ -out:"$work/AbiOverhead.exe" -r:build/release/tests/csharp/Savekit.Runtime.dll \
+    bench/bindings/AbiOverhead.cs
+  mcs -nologo -optimize+ -out:"$work/StudyA.exe" -r:build/release/tests/csharp/Savekit.Runtime.dll \
+    -r:System.Runtime.Serialization bench/bindings/StudyA.cs
+  cp build/release/tests/csharp/Savekit.Runtime.dll "$work/"
+  for round in 1 2 3 4 5; do
+    echo "round $round of 5"
+    rm -f "$work"/*.prefs*
+    build/release/bench/abi_overhead "$work" >>"$results/abi_overhead.jsonl"
+    LD_LIBRARY_PATH=build/release mono "$work/AbiOverhead.exe" "$work" >>"$results/abi_overhead.jsonl"
+    SAVEKIT_LIBRARY=build/release/libsavekit_c.so PYTHONPATH=bindings/python \
+      /usr/bin/python3 bench/bindings/abi_overhead.py "$work" >>"$results/abi_overhead.jsonl"
+  done
+  {
+    echo "# A call through the C ABI and the bindings, beside C++"
+    echo
+    echo "Produced by \`bench/run.sh abi\` on $(date -u +%Y-%m-%d): bench/abi_overhead.cpp (g++ -O3),"
+    echo "bench/bindings/AbiOverhead.cs under $(mono --version | sed -n 1p | cut -d'(' -f1)and"
+    echo "bench/bindings/abi_overhead.py under $(/usr/bin/python3 --version), all over build/release/libsavekit_c.so."
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Median of 5 rounds, the layers in turn."
+    echo
+    python3 bench/report.py abi "$results/abi_overhead.jsonl"
+  } >"$results/abi_overhead.md"
+  echo "wrote $results/abi_overhead.md"
+  # Study A from C#, beside the same from C++ (3 runs each, as the seed).
+  : >"$results/study_a_csharp.jsonl"
+  build/release/bench/study_a_layers "$work" 10000 3 1000 >>"$results/study_a_csharp.jsonl"
+  LD_LIBRARY_PATH=build/release mono "$work/StudyA.exe" "$work" 10000 3 1000 >>"$results/study_a_csharp.jsonl"
+  {
+    echo "# Study A from C# (Mono), beside C++"
+    echo
+    echo "Produced by \`bench/run.sh abi\` on $(date -u +%Y-%m-%d): bench/bindings/StudyA.cs under"
+    echo "$(mono --version | sed -n 1p | cut -d'(' -f1)over SavekitPrefs, and bench/study_a_layers.cpp (g++ -O3), each store a"
+    echo "file in $work's file system. CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Mean of 3 runs."
+    echo
+    python3 bench/report.py study-a-layers "$results/study_a_csharp.jsonl"
+  } >"$results/study_a_csharp.md"
+  echo "wrote $results/study_a_csharp.md"
   exit 0
 fi
 if [ "$name" = server ]; then
