@@ -47,7 +47,7 @@ namespace Savekit
             }
         }
 
-        static byte[] Key(string key) { return Text.ToUtf8(key, "a key"); }
+        static byte[] Key(string key) { return Text.KeyToUtf8(key); }
 
         public void SetInt(string key, int value) { SetLong(key, value); }
         public void SetLong(string key, long value)

@@ -26,6 +26,30 @@ namespace Savekit
             }
         }
 
+        // Keys are most often the same few string literals: their UTF-8 is kept in a small
+        // table found by the string's identity, not its contents, so a hit costs a load and a
+        // compare. Each entry is immutable and replaced whole, so readers on any thread see
+        // either the old pair or the new; the bytes are never written (the ABI takes them const).
+        sealed class Encoded
+        {
+            public readonly string Key;
+            public readonly byte[] Bytes;
+            public Encoded(string key, byte[] bytes) { Key = key; Bytes = bytes; }
+        }
+
+        static readonly Encoded[] RecentKeys = new Encoded[64];
+
+        internal static byte[] KeyToUtf8(string key)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            int slot = System.Runtime.CompilerServices.RuntimeHelpers.GetHashCode(key) & (RecentKeys.Length - 1);
+            Encoded hit = RecentKeys[slot];
+            if (hit != null && ReferenceEquals(hit.Key, key)) return hit.Bytes;
+            byte[] bytes = ToUtf8(key, "a key");
+            if (bytes.Length <= 256) RecentKeys[slot] = new Encoded(key, bytes);
+            return bytes;
+        }
+
         internal static string FromUtf8(byte[] bytes)
         {
             try
