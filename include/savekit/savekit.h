@@ -8,15 +8,21 @@
  *     names each.
  *  2. Text and bytes go as pointer + length, byte-clean: a NUL inside a key or a value is
  *     kept. A null pointer with a length of 0 is the empty string; with any other length
- *     it is SK_NULL_ARGUMENT. Keys are any bytes (1 to 256 of them); string values are
- *     UTF-8 (else SK_INVALID_UTF8); bytes values are any bytes. A path holds no NUL
- *     (SK_INVALID_PATH): the system would read it as a shorter one.
+ *     it is SK_NULL_ARGUMENT. Keys are any bytes, 1 to 1024 of them (setting an empty or
+ *     longer key is SK_INVALID_KEY; reading one is SK_NOT_FOUND: no entry has it); string
+ *     values, titles and metadata are UTF-8 (else SK_INVALID_UTF8, with the offset); bytes
+ *     values and payloads are any bytes. A path holds no NUL (SK_INVALID_PATH): the system
+ *     would read it as a shorter one.
  *  3. Results come back in caller-owned memory with a size query (a buffer too small, or
  *     NULL, gives SK_BUFFER_TOO_SMALL and sets *needed), or in an sk_buffer the library
- *     allocates and sk_buffer_free() releases.
+ *     allocates and sk_buffer_free() releases. Every out-parameter that is not NULL is set
+ *     whatever the call returns (to NULL, an empty buffer or 0 on failure), so that freeing
+ *     it afterwards is always safe.
  *  4. A failure leaves its details — message, byte offset, JSONPath — with the handle it
- *     came from, or, for a call without a handle, with the calling thread: sk_last_error().
- *     A handle may be used from several threads at once.
+ *     came from and the calling thread (two threads on one handle never see each other's),
+ *     or, for a call without a handle, with the calling thread: sk_last_error(). A handle
+ *     may be used from several threads at once; closing it while another thread is inside
+ *     a call on it is the caller's bug (the bindings prevent it).
  *  5. Options structs begin with their own size (set by their _init function), so that a
  *     later release can add fields and still read an older caller's struct.
  *  6. Nothing a caller passes crashes the library short of a pointer to memory it does not
@@ -343,9 +349,12 @@ SK_API sk_status sk_slots_write(sk_slots* slots, const char* name, size_t name_s
                                 size_t payload_size, const sk_slot_write_options* options);
 /* The same on the slots' worker thread (the bytes are copied before it returns); writes
  * keep their order per slot, and one still queued is superseded by a newer one of the same
- * slot. done(user, status) runs on the worker thread once the write is durable or has
- * failed (a write refused at once: on the calling thread, before this returns); it may be
- * NULL. It may call any sk_slots_ function but sk_slots_close. */
+ * slot. SK_OK means the write was taken: done(user, status) then runs exactly once, on the
+ * worker thread once the write is durable or has failed, or, for a write refused at once
+ * (a bad name or schema version, a payload that is not well-formed), on the calling thread
+ * before this returns. Any other status means the arguments could not be read (a bad
+ * handle, options or pointer) and done never runs. done may be NULL; it may call any
+ * sk_slots_ function but sk_slots_close. */
 SK_API sk_status sk_slots_write_async(sk_slots* slots, const char* name, size_t name_size, const uint8_t* payload,
                                       size_t payload_size, const sk_slot_write_options* options,
                                       sk_done_callback done, void* user);

@@ -1,6 +1,7 @@
 // The C ABI's status names, version, buffers and errors (savekit/savekit.h, rules 1, 3, 4).
 #include <savekit/version.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,13 +16,23 @@ thread_local sk_status thread_status = SK_OK;
 thread_local error thread_last{errc::ok, 0, ""};
 
 void keep(const sk_handle_base* handle, sk_status status, error e) {
-  if (handle) {
-    std::lock_guard lock(handle->error_mutex);
-    handle->last_status = status;
-    handle->last = std::move(e);
-  } else {
+  if (!handle) {
     thread_status = status;
     thread_last = std::move(e);
+    return;
+  }
+  constexpr std::size_t most_threads = 64;
+  const std::thread::id me = std::this_thread::get_id();
+  std::lock_guard lock(handle->error_mutex);
+  auto& errors = handle->errors;
+  auto mine = std::find_if(errors.begin(), errors.end(), [&](const auto& k) { return k.thread == me; });
+  if (mine == errors.end()) {
+    if (errors.size() >= most_threads) errors.erase(errors.begin());
+    errors.push_back({me, status, std::move(e)});
+  } else {  // the most recent last
+    sk_handle_base::kept updated{me, status, std::move(e)};
+    errors.erase(mine);
+    errors.push_back(std::move(updated));
   }
 }
 
@@ -128,9 +139,10 @@ sk_status sk_last_error(const void* handle, sk_error* out) {
     savekit::error copy{savekit::errc::ok, 0, ""};
     sk_status status = SK_OK;
     if (base) {
+      const std::thread::id me = std::this_thread::get_id();
       std::lock_guard lock(base->error_mutex);
-      copy = base->last;
-      status = base->last_status;
+      for (const auto& k : base->errors)
+        if (k.thread == me) copy = k.error, status = k.status;
     } else {
       copy = thread_last;
       status = thread_status;

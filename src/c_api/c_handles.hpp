@@ -10,6 +10,7 @@
 #include <savekit/sealer.hpp>
 #include <savekit/slots.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -17,16 +18,29 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 // Every handle begins with this: sk_last_error takes any of them. Each kind has its own
 // magic, so that a handle of one kind passed for another (easy from C#, Python) or one
 // closed (the magic is cleared) is refused rather than used.
 struct sk_handle_base {
   explicit sk_handle_base(std::uint32_t kind) : magic(kind) {}
+  ~sk_handle_base() { magic = 0; }  // after the handle's object is gone (close_handle)
   std::uint32_t magic;
+  // Set when closing starts: calls are refused from then on, while the object is destroyed
+  // (its queued work and callbacks finishing); sk_last_error still answers.
+  std::atomic<bool> closing{false};
+  // The last failure of each thread that used the handle (rule 4): two threads on one
+  // handle never see each other's. A few dozen threads at most use a handle; the entry
+  // of a thread that used it longest ago goes first past that.
+  struct kept {
+    std::thread::id thread;
+    sk_status status = SK_OK;  // the ABI's own statuses (100 and up) have no errc
+    savekit::error error{savekit::errc::ok, 0, ""};
+  };
   mutable std::mutex error_mutex;
-  mutable sk_status last_status = SK_OK;  // the ABI's own statuses (100 and up) have no errc
-  mutable savekit::error last{savekit::errc::ok, 0, ""};
+  mutable std::vector<kept> errors;
 };
 
 struct sk_prefs : sk_handle_base {
@@ -49,16 +63,18 @@ namespace savekit::c_api {
 // Whether a pointer is an open handle of its kind.
 template <class Handle>
 bool live(const Handle* handle) noexcept {
-  return handle != nullptr && handle->magic == Handle::kind;
+  return handle != nullptr && handle->magic == Handle::kind && !handle->closing.load(std::memory_order_acquire);
 }
 bool is_handle(const sk_handle_base* handle) noexcept;  // of any kind
 
-// Closes a handle: its magic cleared first, so that a use after close is more likely
-// refused than not (it stays the caller's bug).
+// Closes a handle: calls are refused from the start (closing), the object is destroyed
+// (waiting for its queued work, whose callbacks can still ask sk_last_error), then the
+// magic is cleared, so that a use after close is more likely refused than not (it stays
+// the caller's bug). A second close, or one racing the first, does nothing.
 template <class Handle>
 void close_handle(Handle* handle) noexcept {
-  if (!live(handle)) return;
-  handle->magic = 0;
+  if (handle == nullptr || handle->magic != Handle::kind) return;
+  if (handle->closing.exchange(true, std::memory_order_acq_rel)) return;
   delete handle;
 }
 
@@ -121,10 +137,11 @@ inline sk_status done(const sk_handle_base* handle, const status& s) noexcept {
 // older caller's struct is a prefix, the rest stays the default; a struct larger than this
 // library knows is a newer caller's, refused.
 template <class Options>
-sk_status read_options(const Options* options, Options& given, const char* what) noexcept {
+sk_status read_options(const sk_handle_base* handle, const Options* options, Options& given,
+                       const char* what) noexcept {
   if (!options) return SK_OK;
   if (options->struct_size < sizeof(std::size_t) || options->struct_size > sizeof(Options))
-    return fail(nullptr, SK_INVALID_OPTIONS, what);
+    return fail(handle, SK_INVALID_OPTIONS, what);
   std::memcpy(static_cast<void*>(&given), options, options->struct_size);
   given.struct_size = sizeof(Options);
   return SK_OK;

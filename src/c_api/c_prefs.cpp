@@ -49,12 +49,13 @@ void sk_prefs_options_init(sk_prefs_options* options) {
 
 sk_status sk_prefs_open(const char* path, size_t path_size, const sk_prefs_options* options, sk_prefs** out) {
   std::string_view path_view;
+  if (out) *out = nullptr;  // out-parameters are set whatever happens
   if (!out || !view_of(path, path_size, path_view)) return null_argument(nullptr);
-  *out = nullptr;
   if (sk_status bad = check_path(path_view)) return bad;
   sk_prefs_options given;
   sk_prefs_options_init(&given);
-  if (sk_status bad = read_options(options, given, "sk_prefs_options.struct_size is not one this library knows"))
+  if (sk_status bad =
+          read_options(nullptr, options, given, "sk_prefs_options.struct_size is not one this library knows"))
     return bad;
   return guarded(nullptr, [&]() -> sk_status {
     savekit::file_backend_options backend;
@@ -114,6 +115,7 @@ sk_status sk_prefs_get_float(const sk_prefs* prefs, const char* key, size_t key_
 
 sk_status sk_prefs_get_string(const sk_prefs* prefs, const char* key, size_t key_size, char* out, size_t capacity,
                               size_t* needed) {
+  if (needed) *needed = 0;
   std::string_view k;
   if (sk_status s = checked(prefs, key, key_size, k)) return s;
   if (!needed) return null_argument(prefs);
@@ -126,6 +128,7 @@ sk_status sk_prefs_get_string(const sk_prefs* prefs, const char* key, size_t key
 
 sk_status sk_prefs_get_bytes(const sk_prefs* prefs, const char* key, size_t key_size, uint8_t* out, size_t capacity,
                              size_t* needed) {
+  if (needed) *needed = 0;
   std::string_view k;
   if (sk_status s = checked(prefs, key, key_size, k)) return s;
   if (!needed) return null_argument(prefs);
@@ -159,6 +162,7 @@ sk_status sk_prefs_type(const sk_prefs* prefs, const char* key, size_t key_size,
 }
 
 sk_status sk_prefs_get_raw(const sk_prefs* prefs, const char* key, size_t key_size, int32_t* type, sk_buffer* out) {
+  if (out) *out = sk_buffer{};
   std::string_view k;
   if (sk_status s = checked(prefs, key, key_size, k)) return s;
   if (!type || !out) return null_argument(prefs);
@@ -187,6 +191,8 @@ sk_status sk_prefs_delete_all(sk_prefs* prefs) {
 }
 
 sk_status sk_prefs_keys(const sk_prefs* prefs, sk_buffer* out, size_t* count) {
+  if (out) *out = sk_buffer{};
+  if (count) *count = 0;
   if (!live(prefs)) return not_a_handle(prefs);
   if (!out || !count) return null_argument(prefs);
   out->data = nullptr;
@@ -225,6 +231,7 @@ sk_status sk_prefs_save_async(sk_prefs* prefs, sk_done_callback callback, void* 
 }
 
 sk_status sk_prefs_recovery(const sk_prefs* prefs, sk_recovery* out) {
+  if (out) *out = sk_recovery{};
   if (!live(prefs)) return not_a_handle(prefs);
   if (!out) return null_argument(prefs);
   *out = sk_recovery{};

@@ -22,7 +22,8 @@ namespace {
 
 sk_status read_seal_options(const sk_seal_options* options, sk_seal_options& given) {
   sk_seal_options_init(&given);
-  if (sk_status bad = read_options(options, given, "sk_seal_options.struct_size is not one this library knows"))
+  if (sk_status bad =
+          read_options(nullptr, options, given, "sk_seal_options.struct_size is not one this library knows"))
     return bad;
   if (given.compression != SK_COMPRESSION_NONE && given.compression != SK_COMPRESSION_ZSTD)
     return fail(nullptr,
@@ -55,7 +56,8 @@ sk_status read_context(const sk_seal_context* context, savekit::seal_context& ou
   if (!context) return SK_OK;
   sk_seal_context given{};
   given.struct_size = sizeof given;
-  if (sk_status bad = read_options(context, given, "sk_seal_context.struct_size is not one this library knows"))
+  if (sk_status bad =
+          read_options(nullptr, context, given, "sk_seal_context.struct_size is not one this library knows"))
     return bad;
   std::string_view name, player;
   if (!view_of(given.name, given.name_size, name) || !view_of(given.player, given.player_size, player))
@@ -81,8 +83,8 @@ template <class Body>
 sk_status seal_call(const std::uint8_t* data, std::size_t size, const sk_keyring* keys, const sk_seal_options* options,
                     const sk_seal_context* context, sk_buffer* out, Body body) {
   std::string_view input;
+  if (out) *out = sk_buffer{};
   if (!out || !view_of(data, size, input)) return null_argument(nullptr);
-  *out = sk_buffer{};
   sk_seal_options given;
   if (sk_status bad = read_seal_options(options, given)) return bad;
   return guarded(nullptr, [&]() -> sk_status {

@@ -4,6 +4,8 @@
 #include <deque>
 #include <vector>
 
+#include <savekit/detail/utf8.hpp>
+
 #include "c_handles.hpp"
 
 using namespace savekit::c_api;
@@ -11,6 +13,8 @@ using namespace savekit::c_api;
 // The load menu or a history, with the memory its views point into. A deque keeps each
 // string where it was put as more are added.
 struct sk_slot_list {
+  static constexpr std::uint32_t kind = 0x736b6c31;  // "skl1": sk_slot_list_free refuses anything else
+  std::uint32_t magic = kind;
   std::vector<sk_slot_info> items;
   std::deque<std::string> strings;
   std::deque<std::vector<sk_string_pair>> users;
@@ -64,7 +68,8 @@ sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* op
                           savekit::write_options& how) {
   sk_slot_write_options given;
   sk_slot_write_options_init(&given);
-  if (sk_status bad = read_options(options, given, "sk_slot_write_options.struct_size is not one this library knows"))
+  if (sk_status bad =
+          read_options(slots, options, given, "sk_slot_write_options.struct_size is not one this library knows"))
     return bad;
   if (given.encoding < SK_ENCODING_MSGPACK || given.encoding > SK_ENCODING_BYTES)
     return fail(slots, savekit::error{savekit::errc::invalid_value, 0, "encoding is one of SK_ENCODING_..."});
@@ -74,6 +79,13 @@ sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* op
   if (!view_of(given.title, given.title_size, title) || !view_of(given.thumbnail, given.thumbnail_size, thumbnail) ||
       (given.user == nullptr && given.user_count != 0))
     return null_argument(slots);
+  // Text the load menu shows in every language: UTF-8, checked here (a binding decodes it).
+  auto utf8 = [&](std::string_view text, const char* what) -> sk_status {
+    if (std::size_t bad = savekit::detail::find_invalid_utf8(text.data(), text.size()); bad != text.size())
+      return fail(slots, savekit::error{savekit::errc::invalid_utf8, bad, std::string{what} + " is not UTF-8"});
+    return SK_OK;
+  };
+  if (sk_status bad = utf8(title, "the title")) return bad;
   meta.title.assign(title);
   meta.playtime = std::chrono::seconds{given.playtime_seconds};
   meta.progress = given.progress;
@@ -84,6 +96,8 @@ sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* op
     if (!view_of(given.user[i].key, given.user[i].key_size, key) ||
         !view_of(given.user[i].value, given.user[i].value_size, value))
       return null_argument(slots);
+    if (sk_status bad = utf8(key, "a user field's key")) return bad;
+    if (sk_status bad = utf8(value, "a user field's value")) return bad;
     meta.user[std::string{key}] = std::string{value};
   }
   encoding = static_cast<savekit::object_encoding>(given.encoding);
@@ -117,7 +131,6 @@ sk_status read_into(sk_slots* slots, const savekit::result<savekit::slots::paylo
 template <class Body>
 sk_status list_call(sk_slots* slots, sk_slot_list** out, Body body) {
   if (!out) return null_argument(slots);
-  *out = nullptr;
   return guarded(slots, [&]() -> sk_status {
     auto list = std::make_unique<sk_slot_list>();
     if (sk_status s = body(*list)) return s;
@@ -144,12 +157,13 @@ void sk_slots_options_init(sk_slots_options* options) {
 
 sk_status sk_slots_open(const char* path, size_t path_size, const sk_slots_options* options, sk_slots** out) {
   std::string_view path_view;
+  if (out) *out = nullptr;
   if (!out || !view_of(path, path_size, path_view)) return null_argument(nullptr);
-  *out = nullptr;
   if (sk_status bad = check_path(path_view)) return bad;
   sk_slots_options given;
   sk_slots_options_init(&given);
-  if (sk_status bad = read_options(options, given, "sk_slots_options.struct_size is not one this library knows"))
+  if (sk_status bad =
+          read_options(nullptr, options, given, "sk_slots_options.struct_size is not one this library knows"))
     return bad;
   std::string_view player;
   if (!view_of(given.player, given.player_size, player)) return null_argument(nullptr);
@@ -226,6 +240,7 @@ sk_status sk_slots_flush(sk_slots* slots) {
 }
 
 sk_status sk_slots_list(sk_slots* slots, sk_slot_list** out) {
+  if (out) *out = nullptr;  // out-parameters are set whatever happens
   if (!live(slots)) return not_a_handle(slots);
   return list_call(slots, out, [&](sk_slot_list& list) -> sk_status {
     savekit::result<std::vector<savekit::slot_info>> menu = slots->folder.list();
@@ -236,6 +251,7 @@ sk_status sk_slots_list(sk_slots* slots, sk_slot_list** out) {
 }
 
 sk_status sk_slots_info(sk_slots* slots, const char* name, size_t name_size, sk_slot_list** out) {
+  if (out) *out = nullptr;  // out-parameters are set whatever happens
   std::string_view n;
   if (sk_status s = checked(slots, name, name_size, n)) return s;
   return list_call(slots, out, [&](sk_slot_list& list) -> sk_status {
@@ -247,6 +263,7 @@ sk_status sk_slots_info(sk_slots* slots, const char* name, size_t name_size, sk_
 }
 
 sk_status sk_slots_history(sk_slots* slots, const char* name, size_t name_size, sk_slot_list** out) {
+  if (out) *out = nullptr;  // out-parameters are set whatever happens
   std::string_view n;
   if (sk_status s = checked(slots, name, name_size, n)) return s;
   return list_call(slots, out, [&](sk_slot_list& list) -> sk_status {
@@ -257,15 +274,22 @@ sk_status sk_slots_history(sk_slots* slots, const char* name, size_t name_size, 
   });
 }
 
-size_t sk_slot_list_count(const sk_slot_list* list) { return list ? list->items.size() : 0; }
-
-const sk_slot_info* sk_slot_list_at(const sk_slot_list* list, size_t index) {
-  return list && index < list->items.size() ? &list->items[index] : nullptr;
+size_t sk_slot_list_count(const sk_slot_list* list) {
+  return list && list->magic == sk_slot_list::kind ? list->items.size() : 0;
 }
 
-void sk_slot_list_free(sk_slot_list* list) { delete list; }
+const sk_slot_info* sk_slot_list_at(const sk_slot_list* list, size_t index) {
+  return list && list->magic == sk_slot_list::kind && index < list->items.size() ? &list->items[index] : nullptr;
+}
+
+void sk_slot_list_free(sk_slot_list* list) {
+  if (!list || list->magic != sk_slot_list::kind) return;
+  list->magic = 0;
+  delete list;
+}
 
 sk_status sk_slots_read(sk_slots* slots, const char* name, size_t name_size, sk_buffer* out, sk_payload_info* info) {
+  if (out) *out = sk_buffer{};
   std::string_view n;
   if (sk_status s = checked(slots, name, name_size, n)) return s;
   if (!out) return null_argument(slots);
@@ -279,6 +303,7 @@ sk_status sk_slots_read(sk_slots* slots, const char* name, size_t name_size, sk_
 
 sk_status sk_slots_read_generation(sk_slots* slots, const char* name, size_t name_size, uint64_t generation,
                                    sk_buffer* out, sk_payload_info* info) {
+  if (out) *out = sk_buffer{};
   std::string_view n;
   if (sk_status s = checked(slots, name, name_size, n)) return s;
   if (!out) return null_argument(slots);
@@ -287,6 +312,7 @@ sk_status sk_slots_read_generation(sk_slots* slots, const char* name, size_t nam
 }
 
 sk_status sk_slots_thumbnail(sk_slots* slots, const char* name, size_t name_size, sk_buffer* out) {
+  if (out) *out = sk_buffer{};
   std::string_view n;
   if (sk_status s = checked(slots, name, name_size, n)) return s;
   if (!out) return null_argument(slots);

@@ -22,6 +22,14 @@ static void on_saved(void* user, sk_status status) {
   saved_async_status = status;
 }
 
+/* Asks for the failure's details from inside the callback. */
+static size_t async_detail_size = 0;
+static void on_failed_save(void* user, sk_status status) {
+  sk_error e;
+  if (status != SK_OK && sk_last_error(user, &e) == SK_OK && e.status == status) async_detail_size = e.message.size;
+  sk_error_free(&e);
+}
+
 static void versions_and_names(void) {
   CHECK(sk_abi_version() == SAVEKIT_ABI_VERSION);
   CHECK(strlen(sk_version()) >= 5);
@@ -128,6 +136,19 @@ static void bad_arguments(sk_prefs* store) {
   CHECK_STATUS(sk_prefs_set_int(store, NULL, 3, 1), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_prefs_set_bytes(store, "k", 1, NULL, 3), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_prefs_get_string(store, "k", 1, NULL, 0, NULL), SK_NULL_ARGUMENT);
+  /* Out-parameters are set on failure too: freeing them afterwards is safe. */
+  needed = 12345;
+  CHECK_STATUS(sk_prefs_get_string(store, "nothing", 7, NULL, 0, &needed), SK_NOT_FOUND);
+  CHECK(needed == 0);
+  b.data = (uint8_t*)&needed; /* garbage a careless caller left */
+  b.size = 99;
+  CHECK_STATUS(sk_msgpack_to_json(NULL, 2, 0, &b), SK_NULL_ARGUMENT);
+  CHECK(b.data == NULL && b.size == 0);
+  {
+    sk_prefs* never = (sk_prefs*)&b;
+    CHECK_STATUS(sk_prefs_open(NULL, 5, NULL, &never), SK_NULL_ARGUMENT);
+    CHECK(never == NULL);
+  }
   CHECK_STATUS(sk_prefs_keys(store, NULL, &needed), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_prefs_save(NULL), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_prefs_open(NULL, 4, NULL, NULL), SK_NULL_ARGUMENT);
@@ -218,7 +239,11 @@ int main(int argc, char** argv) {
   CHECK(i == 7);
   CHECK_STATUS(sk_prefs_set_int(store, "x", 1, 1), SK_OK);
   CHECK(sk_prefs_save(store) != SK_OK); /* read-only: the commit fails */
-  sk_prefs_close(store);
+  /* A background save that fails while the store closes still finds its details. */
+  async_detail_size = 0;
+  CHECK_STATUS(sk_prefs_save_async(store, on_failed_save, store), SK_OK);
+  sk_prefs_close(store); /* waits for it */
+  CHECK(async_detail_size > 0);
 
   /* An options struct from a newer caller (larger than this library knows) is refused. */
   options.struct_size = sizeof options + 8;

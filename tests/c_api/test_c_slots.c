@@ -225,6 +225,43 @@ static void bad_arguments(sk_slots* slots) {
   how.struct_size = sizeof how;
   how.sealed = 1; /* no keys */
   CHECK_STATUS(sk_slots_write(slots, "a", 1, NULL, 0, &how), SK_KEY_NOT_HELD);
+  /* Text the load menu shows is UTF-8, checked at the write. */
+  how.sealed = -1;
+  how.title = "bad \xff title";
+  how.title_size = strlen(how.title);
+  CHECK_STATUS(sk_slots_write(slots, "a", 1, NULL, 0, &how), SK_INVALID_UTF8);
+  {
+    sk_error e;
+    CHECK_STATUS(sk_last_error(slots, &e), SK_OK);
+    CHECK(e.status == SK_INVALID_UTF8 && e.offset == 4);
+    sk_error_free(&e);
+  }
+  how.title = NULL;
+  how.title_size = 0;
+  {
+    sk_string_pair odd = {"k", 1, "\xc0", 1};
+    how.user = &odd;
+    how.user_count = 1;
+    CHECK_STATUS(sk_slots_write(slots, "a", 1, NULL, 0, &how), SK_INVALID_UTF8);
+    how.user = NULL;
+    how.user_count = 0;
+  }
+  /* A bad options struct is kept with the handle, as every failure of a call on one. */
+  how.struct_size = 1000;
+  CHECK_STATUS(sk_slots_write(slots, "a", 1, NULL, 0, &how), SK_INVALID_OPTIONS);
+  CHECK(last_status(slots) == SK_INVALID_OPTIONS);
+  how.struct_size = sizeof how;
+  /* Out-parameters are set on failure too. */
+  list = (sk_slot_list*)&b;
+  CHECK_STATUS(sk_slots_list(NULL, &list), SK_NULL_ARGUMENT);
+  CHECK(list == NULL);
+  b.data = (uint8_t*)&b;
+  b.size = 7;
+  CHECK_STATUS(sk_slots_read(NULL, "a", 1, &b, NULL), SK_NULL_ARGUMENT);
+  CHECK(b.data == NULL && b.size == 0);
+  /* A list call given something else frees nothing. */
+  sk_slot_list_free((sk_slot_list*)(void*)slots);
+  CHECK(sk_slot_list_count((const sk_slot_list*)(void*)slots) == 0);
   CHECK_STATUS(sk_slots_list(slots, NULL), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_slots_list(NULL, &list), SK_NULL_ARGUMENT);
   CHECK_STATUS(sk_slots_read(slots, "a", 1, NULL, NULL), SK_NULL_ARGUMENT);

@@ -32,6 +32,11 @@ namespace Savekit
             public SafeHandle Handle;  // whose sk_last_error holds the details of a failure
         }
 
+        // Set while a completion callback runs on this (the library's) thread: a Dispose there
+        // is handed to the thread pool, as closing waits for this very thread's queue.
+        [ThreadStatic] static bool inCallback;
+        internal static bool InCallback { get { return inCallback; } }
+
         // Kept in a static field: the delegate the library holds is never collected.
         internal static readonly Native.DoneCallback OnDone = Complete;
 
@@ -57,7 +62,9 @@ namespace Savekit
                 if (pending.Done == null) return;
                 SavekitException error = null;
                 if (status != 0) error = Failures.For(status, pending.Handle.DangerousGetHandle());
-                pending.Done(error);
+                inCallback = true;
+                try { pending.Done(error); }
+                finally { inCallback = false; }
             }
             catch (Exception e)
             {

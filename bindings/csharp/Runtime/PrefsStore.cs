@@ -36,7 +36,13 @@ namespace Savekit
         }
 
         /// <summary>Waits for background saves, then releases the file.</summary>
-        public void Dispose() { handle.Dispose(); }
+        public void Dispose()
+        {
+            if (Callbacks.InCallback)  // on the library's worker: closing waits for it
+                System.Threading.ThreadPool.QueueUserWorkItem(_ => handle.Dispose());
+            else
+                handle.Dispose();
+        }
 
         PrefsHandle H
         {
@@ -177,8 +183,9 @@ namespace Savekit
         /// thread (marshal to the main thread yourself before touching Unity objects).</summary>
         public void SaveAsync(Action<SavekitException> done)
         {
+            PrefsHandle h = H;  // (a closed store throws before anything is held)
             IntPtr user = Callbacks.Hold(done, handle);
-            int status = Native.sk_prefs_save_async(H, Callbacks.OnDone, user);
+            int status = Native.sk_prefs_save_async(h, Callbacks.OnDone, user);
             if (status != 0)
             {
                 Callbacks.Release(user);

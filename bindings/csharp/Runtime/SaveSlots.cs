@@ -38,7 +38,13 @@ namespace Savekit
         }
 
         /// <summary>Waits for queued writes (their callbacks run), then releases the folder.</summary>
-        public void Dispose() { handle.Dispose(); }
+        public void Dispose()
+        {
+            if (Callbacks.InCallback)  // on the library's worker: closing waits for it
+                System.Threading.ThreadPool.QueueUserWorkItem(_ => handle.Dispose());
+            else
+                handle.Dispose();
+        }
 
         SlotsHandle H
         {
@@ -59,7 +65,19 @@ namespace Savekit
 
             public PinnedMeta(SlotMeta meta)
             {
-                meta = meta ?? new SlotMeta();
+                try
+                {
+                    Fill(meta ?? new SlotMeta());
+                }
+                catch
+                {
+                    Dispose();  // what was pinned before the failure (a bad string, say)
+                    throw;
+                }
+            }
+
+            void Fill(SlotMeta meta)
+            {
                 Native.sk_slot_write_options_init(out Options);
                 Options.Encoding = (int)meta.Encoding;
                 Options.SchemaVersion = meta.SchemaVersion;
@@ -114,10 +132,11 @@ namespace Savekit
         {
             if (data == null) throw new ArgumentNullException("data");
             byte[] n = Name(name);
+            SlotsHandle h = H;  // (a closed folder throws before anything is held)
             using (var pinned = new PinnedMeta(meta))
             {
                 IntPtr user = Callbacks.Hold(done, handle);
-                int status = Native.sk_slots_write_async(H, n, Text.Size(n), data, Text.Size(data), ref pinned.Options,
+                int status = Native.sk_slots_write_async(h, n, Text.Size(n), data, Text.Size(data), ref pinned.Options,
                                                          Callbacks.OnDone, user);
                 if (status != 0)
                 {
@@ -155,6 +174,19 @@ namespace Savekit
             return Infos(list);
         }
 
+        // What the load menu shows: one slot's odd text or time (written by another program)
+        // must not take the whole menu down, so it is decoded leniently; names are exact.
+        static string Shown(Native.SkString s) { return Shown(s.Data, s.Size); }
+        static string Shown(IntPtr data, UIntPtr size)
+        {
+            return (ulong)size == 0 ? "" : System.Text.Encoding.UTF8.GetString(Text.Copy(data, (ulong)size));
+        }
+        static TimeSpan Seconds(long seconds)
+        {
+            const long most = long.MaxValue / TimeSpan.TicksPerSecond;
+            return seconds >= most ? TimeSpan.MaxValue : seconds <= -most ? TimeSpan.MinValue : TimeSpan.FromTicks(seconds * TimeSpan.TicksPerSecond);
+        }
+
         static SlotInfo[] Infos(IntPtr list)
         {
             try
@@ -168,7 +200,7 @@ namespace Savekit
                     for (int p = 0; p < (int)(ulong)s.UserCount; ++p)
                     {
                         var pair = (Native.StringPair)Marshal.PtrToStructure(new IntPtr(s.User.ToInt64() + p * pairSize), typeof(Native.StringPair));
-                        user[Text.FromUtf8(pair.Key, (ulong)pair.KeySize)] = Text.FromUtf8(pair.Value, (ulong)pair.ValueSize);
+                        user[Shown(pair.Key, pair.KeySize)] = Shown(pair.Value, pair.ValueSize);
                     }
                     infos[i] = new SlotInfo
                     {
@@ -181,13 +213,13 @@ namespace Savekit
                         ThumbnailBytes = s.ThumbnailBytes,
                         RestoredFrom = s.RestoredFrom,
                         Sealed = s.Sealed != 0,
-                        Title = Text.FromUtf8(s.Title.Data, (ulong)s.Title.Size),
-                        Playtime = TimeSpan.FromSeconds(s.PlaytimeSeconds),
+                        Title = Shown(s.Title),
+                        Playtime = Seconds(s.PlaytimeSeconds),
                         Progress = s.Progress,
                         User = user,
                         Damaged = s.Damaged != 0,
                         ProblemStatus = s.ProblemStatus,
-                        Problem = Text.FromUtf8(s.Problem.Data, (ulong)s.Problem.Size),
+                        Problem = Shown(s.Problem),
                         DamagedNewer = s.DamagedNewer,
                     };
                 }

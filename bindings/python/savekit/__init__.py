@@ -16,6 +16,7 @@ is the C ABI's: one Prefs or Slots may be used from several threads.
 """
 import ctypes
 import dataclasses
+import functools
 import datetime
 import json
 import threading
@@ -94,6 +95,15 @@ def _bytes_of(value, what):
     raise TypeError(f"{what} must be str or bytes, not {type(value).__name__}")
 
 
+def _uint(value, bits, what):
+    """An unsigned integer for the ABI, range-checked (ctypes would wrap it silently)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{what} must be an int")
+    if not 0 <= value < 2**bits:
+        raise OverflowError(f"{what} must be in 0..{2**bits - 1}")
+    return value
+
+
 def _text(data):
     """Bytes from the library as str when they are UTF-8, else as bytes (keys are any bytes)."""
     try:
@@ -111,8 +121,10 @@ _MISSING = object()  # a getter's default when none is given: KeyError instead
 
 class _Callbacks:
     """C callbacks alive until they have run: ctypes frees a callback's thunk with its last
-    reference, and the library calls it later, from its worker thread. One that has run is
-    dropped at the next call (never from inside itself)."""
+    reference, and the library calls it later, from its worker thread. One registry for the
+    module, not per object: a callback outlives the Prefs or Slots that queued it (one
+    dropped inside its own callback, say). One that has run is dropped at the next call
+    (never from inside itself)."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -134,31 +146,78 @@ class _Callbacks:
         with self._lock:
             self._live = [e for e in self._live if not e[1]]
             self._live.append(entry)
-        return entry[0]
+        return entry
+
+    def cancel(self, entry):
+        """The call that would have run it failed: it never runs."""
+        entry[1] = True
+
+
+_CALLBACKS = _Callbacks()
+
+
+def _in_call(method):
+    """Counts the calls in flight on a handle, so that close() from another thread never
+    frees it under one of them: the last call out releases it."""
+    @functools.wraps(method)
+    def counted(self, *args, **kwargs):
+        with self._lock:
+            if self._handle is None or self._closing:
+                raise ValueError(f"this {type(self).__name__} is closed")
+            self._calls += 1
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            with self._lock:
+                self._calls -= 1
+                handle = None
+                if self._closing and self._calls == 0 and self._handle is not None:
+                    handle, self._handle = self._handle, None
+            if handle is not None:
+                self._release(handle)
+    return counted
 
 
 class _Handle:
-    """An open handle of the C ABI, closed once (close, the with block, or the collector)."""
+    """An open handle of the C ABI, closed once (close, the with block, or the collector),
+    never while a call on it runs on another thread."""
 
     _close = None
 
     def __init__(self, handle):
         self._handle = handle
         self._lock = threading.Lock()
+        self._calls = 0
+        self._closing = False
 
     @property
     def closed(self):
-        return self._handle is None
+        return self._closing or self._handle is None
 
     def _h(self):
-        if self._handle is None:
+        handle = self._handle
+        if handle is None:
             raise ValueError(f"this {type(self).__name__} is closed")
-        return self._handle
+        return handle
 
     def close(self):
+        """Releases the handle (a store or folder waits for its background work first). From
+        another thread while calls run, the last of them releases it."""
         with self._lock:
+            if self._handle is None or self._closing:
+                return
+            self._closing = True
+            if self._calls:
+                return
             handle, self._handle = self._handle, None
-        if handle is not None:
+        self._release(handle)
+
+    def _release(self, handle):
+        if isinstance(threading.current_thread(), threading._DummyThread):
+            # On one of the library's threads (a callback): closing waits for that thread's
+            # queue, this callback included, so it is done from a thread of its own.
+            threading.Thread(target=type(self)._close, args=(handle,), name="savekit close").start()
+        else:
             type(self)._close(handle)
 
     def __del__(self):
@@ -196,7 +255,6 @@ class Prefs(_Handle):
         handle = ctypes.c_void_p()
         _check(_lib.sk_prefs_open(raw, len(raw), ctypes.byref(options), ctypes.byref(handle)))
         super().__init__(handle)
-        self._callbacks = _Callbacks()
 
     def __enter__(self):
         return self
@@ -211,6 +269,7 @@ class Prefs(_Handle):
 
     # ---- setting ----
 
+    @_in_call
     def __setitem__(self, key, value):
         k = _bytes_of(key, "a key")
         if isinstance(value, bool):
@@ -250,6 +309,7 @@ class Prefs(_Handle):
 
     # ---- getting ----
 
+    @_in_call
     def type_of(self, key):
         """"int", "float", "string", "bytes", "msgpack", "msgpack_compact", "json" or "sealed"."""
         k = _bytes_of(key, "a key")
@@ -258,6 +318,7 @@ class Prefs(_Handle):
         return {1: "int", 2: "float", 3: "string", 4: "bytes", 5: "msgpack", 6: "msgpack_compact", 7: "json",
                 8: "sealed"}.get(out.value, "unknown")
 
+    @_in_call
     def __getitem__(self, key):
         k = _bytes_of(key, "a key")
         kind = ctypes.c_int32()
@@ -282,6 +343,7 @@ class Prefs(_Handle):
             return json.loads(data)
         raise SavekitError(_WRONG_TYPE, f"entry {key!r} is sealed: it opens only from C++ with its key")
 
+    @_in_call
     def _get_number(self, function, ctype, key, default):
         k = _bytes_of(key, "a key")
         out = ctype()
@@ -293,6 +355,7 @@ class Prefs(_Handle):
         _check(code, self._handle)
         return out.value
 
+    @_in_call
     def _get_sized(self, function, key, default):
         k = _bytes_of(key, "a key")
         needed = ctypes.c_size_t(0)
@@ -333,12 +396,14 @@ class Prefs(_Handle):
 
     # ---- keys ----
 
+    @_in_call
     def __contains__(self, key):
         k = _bytes_of(key, "a key")
         out = ctypes.c_int32()
         _check(_lib.sk_prefs_has_key(self._h(), k, len(k), ctypes.byref(out)), self._handle)
         return bool(out.value)
 
+    @_in_call
     def __delitem__(self, key):
         k = _bytes_of(key, "a key")
         code = _lib.sk_prefs_delete_key(self._h(), k, len(k))
@@ -346,10 +411,12 @@ class Prefs(_Handle):
             raise KeyError(key)
         _check(code, self._handle)
 
+    @_in_call
     def clear(self):
         """Deletes every entry (committed by the next save)."""
         _check(_lib.sk_prefs_delete_all(self._h()), self._handle)
 
+    @_in_call
     def keys(self):
         """Every key, sorted by its bytes: str when UTF-8, else bytes."""
         packed = _native.Buffer()
@@ -374,16 +441,22 @@ class Prefs(_Handle):
 
     # ---- committing ----
 
+    @_in_call
     def save(self):
         """Commits every change since the last save, durably (fsync) before it returns."""
         _check(_lib.sk_prefs_save(self._h()), self._handle)
 
+    @_in_call
     def save_async(self, done=None):
         """Commits on the store's worker thread; done(error_or_None) runs on that thread."""
-        callback = self._callbacks.make(done, self._h())
-        _check(_lib.sk_prefs_save_async(self._h(), callback, None), self._handle)
+        entry = _CALLBACKS.make(done, self._h())
+        code = _lib.sk_prefs_save_async(self._h(), entry[0], None)
+        if code != 0:
+            _CALLBACKS.cancel(entry)
+            _raise(code, self._handle)
 
     @property
+    @_in_call
     def recovery(self):
         r = _native.Recovery()
         _check(_lib.sk_prefs_recovery(self._h(), ctypes.byref(r)), self._handle)
@@ -413,18 +486,21 @@ class Keyring(_Handle):
         _check(_lib.sk_keyring_new(ctypes.byref(handle)))
         super().__init__(handle)
 
+    @_in_call
     def add(self, key_id, key):
         k = bytes(key)
-        _check(_lib.sk_keyring_add(self._h(), key_id, k, len(k)), self._handle)
+        _check(_lib.sk_keyring_add(self._h(), _uint(key_id, 32, "a key id"), k, len(k)), self._handle)
 
+    @_in_call
     def generate(self, key_id):
         """A new key from the system's random source, added; its bytes, for the game to keep."""
         out = ctypes.create_string_buffer(self.KEY_BYTES)
-        _check(_lib.sk_keyring_generate(self._h(), key_id, out, len(out)), self._handle)
+        _check(_lib.sk_keyring_generate(self._h(), _uint(key_id, 32, "a key id"), out, len(out)), self._handle)
         return out.raw
 
+    @_in_call
     def use(self, key_id):
-        _check(_lib.sk_keyring_use(self._h(), key_id), self._handle)
+        _check(_lib.sk_keyring_use(self._h(), _uint(key_id, 32, "a key id")), self._handle)
 
 
 def _seal_options(compression, level, protection, minimum_protection):
@@ -443,7 +519,8 @@ def _seal_options(compression, level, protection, minimum_protection):
 
 def _seal_context(name, schema_version, player):
     n, p = _bytes_of(name, "a name"), _bytes_of(player, "a player id")
-    return _native.SealContext(ctypes.sizeof(_native.SealContext), n, len(n), schema_version, p, len(p))
+    return _native.SealContext(ctypes.sizeof(_native.SealContext), n, len(n), _uint(schema_version, 32, "schema_version"),
+                               p, len(p))
 
 
 def seal(plain, keys=None, *, name="", schema_version=0, player="", compression=None, level=None, protection=None):
@@ -534,7 +611,7 @@ class Slots(_Handle):
         _lib.sk_slots_options_init(ctypes.byref(options))
         options.read_only = int(read_only)
         options.create_if_missing = int(create_if_missing)
-        options.keep_generations = keep_generations
+        options.keep_generations = _uint(keep_generations, 32, "keep_generations")
         options.accept_unsealed = int(accept_unsealed)
         seal_options = _seal_options(None, None, protection, None)
         p = _bytes_of(player, "a player id")
@@ -546,7 +623,6 @@ class Slots(_Handle):
         handle = ctypes.c_void_p()
         _check(_lib.sk_slots_open(raw, len(raw), ctypes.byref(options), ctypes.byref(handle)))
         super().__init__(handle)
-        self._callbacks = _Callbacks()
 
     def __enter__(self):
         return self
@@ -561,10 +637,13 @@ class Slots(_Handle):
         if encoding not in _ENCODINGS:
             raise ValueError(f"encoding is one of {sorted(_ENCODINGS)}")
         how.encoding = _ENCODINGS[encoding]
-        how.schema_version = schema_version
+        how.schema_version = _uint(schema_version, 32, "schema_version")
         t = _bytes_of(title, "a title")
         how.title, how.title_size = t, len(t)
-        how.playtime_seconds = int(playtime.total_seconds() if isinstance(playtime, datetime.timedelta) else playtime)
+        seconds = int(playtime.total_seconds() if isinstance(playtime, datetime.timedelta) else playtime)
+        if not -2**63 <= seconds < 2**63:
+            raise OverflowError("playtime is a 64-bit number of seconds")
+        how.playtime_seconds = seconds
         how.progress = progress
         thumb = bytes(thumbnail)
         how.thumbnail, how.thumbnail_size = thumb, len(thumb)
@@ -574,6 +653,7 @@ class Slots(_Handle):
         how.sealed = -1 if sealed is None else int(bool(sealed))
         return how, (t, thumb, pairs, array)  # the second keeps the memory alive through the call
 
+    @_in_call
     def write(self, name, data, *, encoding="bytes", schema_version=1, title="", playtime=0, progress=0.0,
               thumbnail=b"", user=None, sealed=None):
         """Writes data as the slot's newest generation, durably."""
@@ -581,6 +661,7 @@ class Slots(_Handle):
         how, _keep = self._write_options(encoding, schema_version, title, playtime, progress, thumbnail, user, sealed)
         _check(_lib.sk_slots_write(self._h(), n, len(n), d, len(d), ctypes.byref(how)), self._handle)
 
+    @_in_call
     def write_async(self, name, data, done=None, **meta):
         """The same on the slots' worker thread; done(error_or_None) runs there."""
         n, d = _bytes_of(name, "a slot name"), bytes(data)
@@ -589,14 +670,18 @@ class Slots(_Handle):
                                          meta.pop("thumbnail", b""), meta.pop("user", None), meta.pop("sealed", None))
         if meta:
             raise TypeError(f"unknown arguments: {sorted(meta)}")
-        callback = self._callbacks.make(done, self._h())
-        _check(_lib.sk_slots_write_async(self._h(), n, len(n), d, len(d), ctypes.byref(how), callback, None),
-               self._handle)
+        entry = _CALLBACKS.make(done, self._h())
+        code = _lib.sk_slots_write_async(self._h(), n, len(n), d, len(d), ctypes.byref(how), entry[0], None)
+        if code != 0:
+            _CALLBACKS.cancel(entry)
+            _raise(code, self._handle)
 
+    @_in_call
     def flush(self):
         """Waits for queued writes; raises the first failure since the last flush."""
         _check(_lib.sk_slots_flush(self._h()), self._handle)
 
+    @_in_call
     def _list(self, function, *args):
         out = ctypes.c_void_p()
         _check(function(self._h(), *args, ctypes.byref(out)), self._handle)
@@ -618,6 +703,7 @@ class Slots(_Handle):
         n = _bytes_of(name, "a slot name")
         return self._list(_lib.sk_slots_history, n, len(n))
 
+    @_in_call
     def _read(self, call):
         out = _native.Buffer()
         info = _native.PayloadInfo()
@@ -636,27 +722,33 @@ class Slots(_Handle):
 
     def read_generation(self, name, generation):
         n = _bytes_of(name, "a slot name")
-        return self._read(lambda out, info: _lib.sk_slots_read_generation(self._h(), n, len(n), generation, out, info))
+        g = _uint(generation, 64, "a generation")
+        return self._read(lambda out, info: _lib.sk_slots_read_generation(self._h(), n, len(n), g, out, info))
 
+    @_in_call
     def thumbnail(self, name):
         n = _bytes_of(name, "a slot name")
         out = _native.Buffer()
         _check(_lib.sk_slots_thumbnail(self._h(), n, len(n), ctypes.byref(out)), self._handle)
         return _take(out)
 
+    @_in_call
     def restore(self, name, generation):
         """A copy of that generation becomes the newest."""
         n = _bytes_of(name, "a slot name")
-        _check(_lib.sk_slots_restore(self._h(), n, len(n), generation), self._handle)
+        _check(_lib.sk_slots_restore(self._h(), n, len(n), _uint(generation, 64, "a generation")), self._handle)
 
+    @_in_call
     def remove(self, name):
         n = _bytes_of(name, "a slot name")
         _check(_lib.sk_slots_remove(self._h(), n, len(n)), self._handle)
 
+    @_in_call
     def copy(self, source, target):
         f, t = _bytes_of(source, "a slot name"), _bytes_of(target, "a slot name")
         _check(_lib.sk_slots_copy(self._h(), f, len(f), t, len(t)), self._handle)
 
+    @_in_call
     def rename(self, source, target):
         f, t = _bytes_of(source, "a slot name"), _bytes_of(target, "a slot name")
         _check(_lib.sk_slots_rename(self._h(), f, len(f), t, len(t)), self._handle)

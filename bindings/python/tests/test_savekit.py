@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import savekit
@@ -262,6 +263,131 @@ class SlotsTest(Folder):
             with self.assertRaises(savekit.SavekitError) as caught:
                 slots.read("s")  # another player's save
             self.assertEqual(caught.exception.name, "tampered")
+
+
+class ThreadsTest(Folder):
+    """Found by an attack on the bindings: each crashed or mixed up answers before its fix."""
+
+    def test_close_while_other_threads_call_never_frees_under_them(self):
+        prefs = savekit.Prefs(self.dir / "p.prefs")
+        for i in range(2000):
+            prefs[f"key {i}"] = i
+        prefs.save()
+        started = threading.Barrier(3)
+        outcomes = []
+
+        def caller():
+            started.wait()
+            calls = 0
+            try:
+                while calls < 100000:  # bounded: ends at the close in practice
+                    prefs.keys()
+                    calls += 1
+                outcomes.append("never closed")
+            except ValueError:
+                outcomes.append(calls)
+
+        threads = [threading.Thread(target=caller) for _ in range(2)]
+        for t in threads:
+            t.start()
+        started.wait()
+        time.sleep(0.02)  # both are calling by now (in C, mostly: the GIL is let go there)
+        prefs.close()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(len(outcomes), 2)
+        self.assertNotIn("never closed", outcomes)
+        with self.assertRaises(ValueError):
+            prefs["a"] = 1
+        with savekit.Prefs(self.dir / "p.prefs") as again:  # released: the lock is free
+            self.assertEqual(again["key 7"], 7)
+
+    def test_each_thread_gets_its_own_failures_details(self):
+        with savekit.Prefs(self.dir / "p.prefs") as prefs:
+            prefs["A"] = "text"
+            prefs["B"] = "text"
+            mixed = []
+
+            def reader(key):
+                for _ in range(3000):
+                    try:
+                        prefs.get_int(key)
+                    except savekit.SavekitError as e:
+                        if e.path != f'$["{key}"]':
+                            mixed.append(e.path)
+
+            threads = [threading.Thread(target=reader, args=(k,)) for k in "AB"]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+            self.assertEqual(mixed, [])
+
+    def test_a_failure_while_closing_keeps_its_message(self):
+        path = self.dir / "p.prefs"
+        with savekit.Prefs(path) as prefs:
+            prefs["a"] = 1
+        reader = savekit.Prefs(path, read_only=True)
+        reader["a"] = 2
+        errors = []
+        for _ in range(3):
+            reader.save_async(errors.append)
+        reader.close()  # waits for the three
+        self.assertEqual(len(errors), 3)
+        for e in errors:
+            self.assertIsNotNone(e)
+            self.assertIn("read-only", e.message)
+
+    def test_slots_dropped_inside_their_own_callback(self):
+        ran = []
+        junk = []
+        done_all = threading.Event()
+        slots = savekit.Slots(self.dir / "saves")
+
+        def first(error):
+            nonlocal slots
+            ran.append(("first", error))
+            slots = None  # the last reference goes on the library's worker thread
+            # New C callbacks that would take the memory of freed ones, and run instead of them.
+            junk.extend(savekit._native.DONE_CALLBACK(lambda user, code: ran.append("wrong callback"))
+                        for _ in range(200))
+
+        slots.write_async("a", b"1", first)
+        for i in range(20):  # queued behind the first: their callbacks must outlive the object
+            slots.write_async(f"b{i}", b"2", lambda error, i=i: ran.append((i, error)))
+        del first
+        deadline = time.monotonic() + 120
+        while len(ran) < 21 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(ran, [("first", None)] + [(i, None) for i in range(20)])
+        # The folder is released (its close ran on a thread of its own): it opens again.
+        while time.monotonic() < deadline:
+            try:
+                with savekit.Slots(self.dir / "saves") as again:
+                    self.assertEqual(again.read("a"), b"1")
+                    done_all.set()
+                    break
+            except savekit.SavekitError as e:
+                if e.name != "locked":
+                    raise
+                time.sleep(0.01)
+        self.assertTrue(done_all.is_set())
+
+    def test_numbers_out_of_range_are_refused_not_wrapped(self):
+        with savekit.Slots(self.dir / "saves") as slots:
+            with self.assertRaises(OverflowError):
+                slots.write("s", b"x", schema_version=2**32 + 1)
+            with self.assertRaises(OverflowError):
+                slots.write("s", b"x", schema_version=-1)
+            with self.assertRaises(OverflowError):
+                slots.restore("s", -1)
+            with self.assertRaises(OverflowError):
+                slots.write("s", b"x", playtime=2**63)
+            with self.assertRaises(savekit.SavekitError) as caught:
+                slots.write("s", b"x", title=b"\xff")
+            self.assertEqual(caught.exception.name, "invalid_utf8")
+        with self.assertRaises(OverflowError):
+            savekit.Keyring().add(2**32, b"k" * 32)
 
 
 class SealAndTranscodeTest(unittest.TestCase):

@@ -104,6 +104,52 @@ namespace Savekit.Tests
             }
         }
 
+        // Found by an attack on the bindings: closing from the library's own worker thread.
+        [Test]
+        public void DisposedInsideItsOwnCallbackTheRestStillReport()
+        {
+            using (var scratch = new Scratch())
+            {
+                string folder = scratch.File("saves");
+                var slots = SaveSlots.Open(folder);
+                var ran = new List<string>();
+                var all = new CountdownEvent(11);
+                slots.WriteAsync("a", new byte[] { 1 }, null, error =>
+                {
+                    lock (ran) ran.Add("first " + (error == null));
+                    slots.Dispose();
+                    all.Signal();
+                });
+                for (int i = 0; i < 10; ++i)
+                {
+                    int n = i;
+                    slots.WriteAsync("b" + i, new byte[] { 2 }, null, error =>
+                    {
+                        lock (ran) ran.Add(n + " " + (error == null));
+                        all.Signal();
+                    });
+                }
+                Assert.IsTrue(all.Wait(TimeSpan.FromMinutes(2)), "every callback ran");
+                Assert.AreEqual("first True", ran[0]);
+                Assert.AreEqual(11, ran.Count);
+                Assert.Throws<ObjectDisposedException>(() => slots.WriteAsync("c", new byte[0], null, null));
+                var deadline = DateTime.UtcNow + TimeSpan.FromMinutes(2);
+                while (true)  // released by the thread pool once the queue is done
+                {
+                    try
+                    {
+                        using (var again = SaveSlots.Open(folder)) Assert.AreEqual(11, again.List().Length);
+                        break;
+                    }
+                    catch (SavekitException e)
+                    {
+                        if (e.Status != Statuses.Locked || DateTime.UtcNow > deadline) throw;
+                        Thread.Sleep(10);
+                    }
+                }
+            }
+        }
+
         [Test]
         public void LocksNamesAndADisposedFolder()
         {
