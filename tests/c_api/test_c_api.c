@@ -220,6 +220,16 @@ int main(int argc, char** argv) {
   bad_arguments(store);
   keys(store);
   CHECK_STATUS(sk_prefs_save(store), SK_OK);
+  /* Delete all: no key is left (committed by the save below). */
+  {
+    sk_buffer b = {NULL, 0};
+    size_t count = 99;
+    CHECK_STATUS(sk_prefs_delete_all(store), SK_OK);
+    CHECK_STATUS(sk_prefs_keys(store, &b, &count), SK_OK);
+    CHECK(count == 0 && b.size == 0);
+    sk_buffer_free(&b);
+    CHECK_STATUS(sk_prefs_delete_all(NULL), SK_NULL_ARGUMENT);
+  }
   CHECK_STATUS(sk_prefs_set_int(store, "later", 5, 7), SK_OK);
   CHECK_STATUS(sk_prefs_save_async(store, on_saved, &called), SK_OK);
   CHECK_STATUS(sk_prefs_recovery(store, &recovery), SK_OK);
