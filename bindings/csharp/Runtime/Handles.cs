@@ -18,4 +18,11 @@ namespace Savekit
         public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
         protected override bool ReleaseHandle() { Native.sk_slots_close(handle); return true; }
     }
+
+    internal sealed class KeyringHandle : SafeHandle
+    {
+        internal KeyringHandle(IntPtr handle) : base(IntPtr.Zero, true) { SetHandle(handle); }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        protected override bool ReleaseHandle() { Native.sk_keyring_free(handle); return true; }
+    }
 }

@@ -69,6 +69,20 @@ namespace Savekit
             public int Sealed; public uint Skipped;
         }
 
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct SealOptions
+        {
+            public UIntPtr StructSize; public int Compression; public int Level; public int Protection;
+            public int MinimumProtection;
+        }
+
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct SealContext
+        {
+            public UIntPtr StructSize; public IntPtr Name; public UIntPtr NameSize; public uint SchemaVersion;
+            public IntPtr Player; public UIntPtr PlayerSize;
+        }
+
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         internal delegate void DoneCallback(IntPtr user, int status);
 
@@ -117,6 +131,15 @@ namespace Savekit
         [DllImport(Library)] internal static extern int sk_slots_remove(SlotsHandle slots, byte[] name, UIntPtr nameSize);
         [DllImport(Library)] internal static extern int sk_slots_copy(SlotsHandle slots, byte[] from, UIntPtr fromSize, byte[] to, UIntPtr toSize);
         [DllImport(Library)] internal static extern int sk_slots_rename(SlotsHandle slots, byte[] from, UIntPtr fromSize, byte[] to, UIntPtr toSize);
+
+        [DllImport(Library)] internal static extern int sk_keyring_new(out IntPtr keys);
+        [DllImport(Library)] internal static extern void sk_keyring_free(IntPtr keys);
+        [DllImport(Library)] internal static extern int sk_keyring_add(KeyringHandle keys, uint id, byte[] key, UIntPtr keySize);
+        [DllImport(Library)] internal static extern int sk_keyring_generate(KeyringHandle keys, uint id, byte[] keyOut, UIntPtr keyOutSize);
+        [DllImport(Library)] internal static extern int sk_keyring_use(KeyringHandle keys, uint id);
+        [DllImport(Library)] internal static extern void sk_seal_options_init(out SealOptions options);
+        [DllImport(Library)] internal static extern int sk_seal(byte[] plain, UIntPtr size, IntPtr keys, ref SealOptions options, ref SealContext context, out Buffer sealedOut);
+        [DllImport(Library)] internal static extern int sk_unseal(byte[] sealedIn, UIntPtr size, IntPtr keys, ref SealOptions options, ref SealContext context, out Buffer plain);
 
         [DllImport(Library)] internal static extern int sk_msgpack_to_json(byte[] data, UIntPtr size, int pretty, out Buffer json);
         [DllImport(Library)] internal static extern int sk_json_to_msgpack(byte[] text, UIntPtr size, out Buffer msgpack);

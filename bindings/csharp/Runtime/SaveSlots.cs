@@ -10,6 +10,12 @@ namespace Savekit
         public bool ReadOnly;               // list and read beside a game that writes; no lock
         public bool CreateIfMissing = true;
         public uint KeepGenerations = 3;    // per slot, the newest included
+        /// <summary>Seal every save written, and open sealed ones, with these keys (copied at
+        /// Open); the load menu stays readable without them.</summary>
+        public Keyring Keyring;
+        public SealProtection Protection = SealProtection.Aead;
+        /// <summary>Bound into every seal: another player's save does not open.</summary>
+        public string Player = "";
     }
 
     /// <summary>Save slots: a folder of named saves with a load menu. Each write is a new
@@ -32,9 +38,34 @@ namespace Savekit
             native.CreateIfMissing = options.CreateIfMissing ? 1 : 0;
             native.KeepGenerations = options.KeepGenerations;
             byte[] p = Text.ToUtf8(path, "path");
-            IntPtr opened;
-            Failures.Check(Native.sk_slots_open(p, Text.Size(p), ref native, out opened), null);
-            return new SaveSlots(new SlotsHandle(opened));
+            byte[] player = Text.ToUtf8(options.Player ?? "", "the player id");
+            Native.SealOptions seal;
+            Native.sk_seal_options_init(out seal);
+            seal.Protection = (int)options.Protection;
+            GCHandle pinnedPlayer = GCHandle.Alloc(player, GCHandleType.Pinned);
+            IntPtr sealOptions = Marshal.AllocHGlobal(Marshal.SizeOf(typeof(Native.SealOptions)));
+            bool added = false;
+            try
+            {
+                Marshal.StructureToPtr(seal, sealOptions, false);
+                if (options.Keyring != null)
+                {
+                    options.Keyring.Handle.DangerousAddRef(ref added);  // the library copies the keys
+                    native.Keyring = options.Keyring.Handle.DangerousGetHandle();
+                    native.Seal = sealOptions;
+                    native.Player = pinnedPlayer.AddrOfPinnedObject();
+                    native.PlayerSize = Text.Size(player);
+                }
+                IntPtr opened;
+                Failures.Check(Native.sk_slots_open(p, Text.Size(p), ref native, out opened), null);
+                return new SaveSlots(new SlotsHandle(opened));
+            }
+            finally
+            {
+                if (added) options.Keyring.Handle.DangerousRelease();
+                Marshal.FreeHGlobal(sealOptions);
+                pinnedPlayer.Free();
+            }
         }
 
         /// <summary>Waits for queued writes (their callbacks run), then releases the folder.</summary>

@@ -151,6 +151,47 @@ namespace Savekit.Tests
         }
 
         [Test]
+        public void SealedSavesOpenOnlyWithTheKeyAndForTheirPlayer()
+        {
+            using (var scratch = new Scratch())
+            using (var keys = new Keyring())
+            {
+                string folder = scratch.File("saves");
+                byte[] key = keys.Generate(1);
+                Assert.AreEqual(Keyring.KeyBytes, key.Length);
+                byte[] save = Encoding.UTF8.GetBytes("a save worth protecting");
+                using (var slots = SaveSlots.Open(folder, new SlotsOpenOptions { Keyring = keys, Player = "p1" }))
+                {
+                    slots.Write("s", save);
+                    Assert.IsTrue(slots.ReadPayload("s").Sealed);
+                    CollectionAssert.AreEqual(save, slots.Read("s"));
+                }
+                using (var slots = SaveSlots.Open(folder))  // no key: the menu, not the payload
+                {
+                    Assert.IsTrue(slots.List()[0].Sealed);
+                    var e = Assert.Throws<SavekitException>(() => slots.Read("s"));
+                    Assert.AreEqual(Statuses.KeyNotHeld, e.Status);
+                }
+                using (var other = new Keyring())
+                {
+                    other.Add(1, key);
+                    using (var slots = SaveSlots.Open(folder, new SlotsOpenOptions { Keyring = other, Player = "p2" }))
+                    {
+                        var e = Assert.Throws<SavekitException>(() => slots.Read("s"));
+                        Assert.AreEqual(Statuses.Tampered, e.Status);
+                    }
+                }
+                byte[] sealedBytes = Seal.Close(save, keys, "slot1", 2);
+                CollectionAssert.AreEqual(save, Seal.Open(sealedBytes, keys, "slot1", 2));
+                var wrong = Assert.Throws<SavekitException>(() => Seal.Open(sealedBytes, keys, "slot2", 2));
+                Assert.AreEqual(Statuses.Tampered, wrong.Status);
+                var noKey = Assert.Throws<SavekitException>(() => keys.Use(9));
+                Assert.AreEqual(Statuses.KeyNotHeld, noKey.Status);
+                Assert.Throws<SavekitException>(() => keys.Add(2, new byte[5]));
+            }
+        }
+
+        [Test]
         public void LocksNamesAndADisposedFolder()
         {
             using (var scratch = new Scratch())
