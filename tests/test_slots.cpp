@@ -157,7 +157,8 @@ TEST_F(Slots, EachEncodingReadsBack) {
 // What the C ABI and the bindings write: bytes the game encoded itself.
 TEST_F(Slots, BytesTheGameEncodedItselfAreKeptAsTheyAre) {
   savekit::slots s = open();
-  const std::string own{"\x00\xff binary \x00 save", 18};
+  const char own_bytes[] = "\x00\xff binary \x00 save";
+  const std::string own{own_bytes, sizeof own_bytes - 1};  // NULs inside: not a C string
   ASSERT_TRUE(s.write_bytes("own", own, savekit::object_encoding::bytes, 7, meta_for("Own format", 2)));
   auto raw = s.read_payload("own");
   ASSERT_TRUE(raw) << raw.error().to_string();
