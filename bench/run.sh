@@ -115,7 +115,7 @@ if [ "$name" = abi ]; then
     echo
     echo "Produced by \`bench/run.sh abi\` on $(date -u +%Y-%m-%d): bench/bindings/StudyA.cs under"
     echo "$(mono --version | sed -n 1p | cut -d'(' -f1)over SavekitPrefs, and bench/study_a_layers.cpp (g++ -O3), each store a"
-    echo "file in $work's file system. CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Mean of 3 runs."
+    echo "file on $(df --output=fstype "$work" | tail -1) (a temporary folder). CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'). Mean of 3 runs."
     echo
     python3 bench/report.py study-a-layers "$results/study_a_csharp.jsonl"
   } >"$results/study_a_csharp.md"
