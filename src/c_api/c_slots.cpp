@@ -62,10 +62,18 @@ sk_slot_info info_of(sk_slot_list& list, const savekit::generation_info& g, std:
   return out;
 }
 
+// A write as the C++ API takes it.
+struct write_request {
+  std::string_view name, payload;
+  savekit::slot_meta meta;
+  savekit::object_encoding encoding{};
+  std::uint32_t schema_version = 1;
+  savekit::write_options how;
+};
+
 // A write's options as the C++ API's, every view checked (rule 2).
-sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* options, savekit::slot_meta& meta,
-                          savekit::object_encoding& encoding, std::uint32_t& schema_version,
-                          savekit::write_options& how) {
+sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* options, write_request& request) {
+  savekit::slot_meta& meta = request.meta;
   sk_slot_write_options given;
   sk_slot_write_options_init(&given);
   if (sk_status bad =
@@ -100,10 +108,23 @@ sk_status write_arguments(const sk_slots* slots, const sk_slot_write_options* op
     if (sk_status bad = utf8(value, "a user field's value")) return bad;
     meta.user[std::string{key}] = std::string{value};
   }
-  encoding = static_cast<savekit::object_encoding>(given.encoding);
-  schema_version = given.schema_version;
-  if (given.sealed != -1) how.sealed = given.sealed == 1;
+  request.encoding = static_cast<savekit::object_encoding>(given.encoding);
+  request.schema_version = given.schema_version;
+  if (given.sealed != -1) request.how.sealed = given.sealed == 1;
   return SK_OK;
+}
+
+// sk_slots_write and write_async: the arguments checked and read, then body(request).
+template <class Body>
+sk_status write_call(sk_slots* slots, const char* name, std::size_t name_size, const std::uint8_t* payload,
+                     std::size_t payload_size, const sk_slot_write_options* options, Body body) {
+  write_request request;
+  if (sk_status s = checked(slots, name, name_size, request.name)) return s;
+  if (!view_of(payload, payload_size, request.payload)) return null_argument(slots);
+  return guarded(slots, [&]() -> sk_status {
+    if (sk_status bad = write_arguments(slots, options, request)) return bad;
+    return body(request);
+  });
 }
 
 // What a read found, into the caller's struct as far as it reaches (rule 5).
@@ -196,40 +217,24 @@ void sk_slot_write_options_init(sk_slot_write_options* options) {
 
 sk_status sk_slots_write(sk_slots* slots, const char* name, size_t name_size, const uint8_t* payload,
                          size_t payload_size, const sk_slot_write_options* options) {
-  std::string_view n, bytes;
-  if (sk_status s = checked(slots, name, name_size, n)) return s;
-  if (!view_of(payload, payload_size, bytes)) return null_argument(slots);
-  return guarded(slots, [&]() -> sk_status {
-    savekit::slot_meta meta;
-    savekit::object_encoding encoding{};
-    std::uint32_t schema_version = 1;
-    savekit::write_options how;
-    if (sk_status bad = write_arguments(slots, options, meta, encoding, schema_version, how)) return bad;
-    return done(slots, slots->folder.write_bytes(n, bytes, encoding, schema_version, meta, how));
+  return write_call(slots, name, name_size, payload, payload_size, options, [&](const write_request& r) {
+    return done(slots, slots->folder.write_bytes(r.name, r.payload, r.encoding, r.schema_version, r.meta, r.how));
   });
 }
 
 sk_status sk_slots_write_async(sk_slots* slots, const char* name, size_t name_size, const uint8_t* payload,
                                size_t payload_size, const sk_slot_write_options* options, sk_done_callback callback,
                                void* user) {
-  std::string_view n, bytes;
-  if (sk_status s = checked(slots, name, name_size, n)) return s;
-  if (!view_of(payload, payload_size, bytes)) return null_argument(slots);
-  return guarded(slots, [&]() -> sk_status {
-    savekit::slot_meta meta;
-    savekit::object_encoding encoding{};
-    std::uint32_t schema_version = 1;
-    savekit::write_options how;
-    if (sk_status bad = write_arguments(slots, options, meta, encoding, schema_version, how)) return bad;
+  return write_call(slots, name, name_size, payload, payload_size, options, [&](const write_request& r) {
     // The failure is kept with the handle before the callback runs, so that it can ask
     // sk_last_error. (sk_slots_close waits for the queue: the handle outlives the callback.)
     slots->folder.write_bytes_async(
-        n, bytes, encoding, schema_version, meta,
+        r.name, r.payload, r.encoding, r.schema_version, r.meta,
         [slots, callback, user](const savekit::status& outcome) {
           const sk_status code = outcome ? SK_OK : fail(slots, outcome.error());
           if (callback) callback(user, code);
         },
-        how);
+        r.how);
     return SK_OK;
   });
 }

@@ -16,9 +16,10 @@ is the C ABI's: one Prefs or Slots may be used from several threads.
 """
 import ctypes
 import dataclasses
-import functools
 import datetime
+import functools
 import json
+import os
 import threading
 
 from . import _native
@@ -178,11 +179,22 @@ def _in_call(method):
     return counted
 
 
+def _opened(open_function, path, options):
+    """A store or folder opened at path (str, bytes or os.PathLike): its handle."""
+    raw = _bytes_of(os.fspath(path), "path")
+    handle = ctypes.c_void_p()
+    _check(open_function(raw, len(raw), ctypes.byref(options), ctypes.byref(handle)))
+    return handle
+
+
 class _Handle:
     """An open handle of the C ABI, closed once (close, the with block, or the collector),
     never while a call on it runs on another thread."""
 
     _close = None
+
+    def __enter__(self):
+        return self
 
     def __init__(self, handle):
         self._handle = handle
@@ -251,13 +263,7 @@ class Prefs(_Handle):
         options.create_if_missing = int(create_if_missing)
         if max_store_bytes is not None:
             options.max_store_bytes = max_store_bytes
-        raw = _bytes_of(path if isinstance(path, (str, bytes)) else str(path), "path")
-        handle = ctypes.c_void_p()
-        _check(_lib.sk_prefs_open(raw, len(raw), ctypes.byref(options), ctypes.byref(handle)))
-        super().__init__(handle)
-
-    def __enter__(self):
-        return self
+        super().__init__(_opened(_lib.sk_prefs_open, path, options))
 
     def __exit__(self, kind, value, traceback):
         try:
@@ -619,13 +625,7 @@ class Slots(_Handle):
             options.keyring = keyring._h()
             options.seal = ctypes.pointer(seal_options)
             options.player, options.player_size = p, len(p)
-        raw = _bytes_of(path if isinstance(path, (str, bytes)) else str(path), "path")
-        handle = ctypes.c_void_p()
-        _check(_lib.sk_slots_open(raw, len(raw), ctypes.byref(options), ctypes.byref(handle)))
-        super().__init__(handle)
-
-    def __enter__(self):
-        return self
+        super().__init__(_opened(_lib.sk_slots_open, path, options))
 
     def __exit__(self, kind, value, traceback):
         self.close()  # waits for queued writes
