@@ -198,6 +198,16 @@ static void background_writes(sk_slots* slots) {
   CHECK_STATUS(sk_slots_write_async(slots, "a/b\n", 4, save, 1, NULL, on_written, &written), SK_OK);
   CHECK_STATUS(sk_slots_flush(slots), SK_OK);
   CHECK(written == 11 && last_async == SK_INVALID_NAME);
+  /* Arguments that cannot be read: the status says so, and done never runs. */
+  {
+    sk_slot_write_options bad;
+    sk_slot_write_options_init(&bad);
+    bad.struct_size = sizeof bad + 8;
+    CHECK_STATUS(sk_slots_write_async(slots, "bg", 2, save, 1, &bad, on_written, &written), SK_INVALID_OPTIONS);
+    CHECK_STATUS(sk_slots_write_async(slots, "bg", 2, NULL, 1, NULL, on_written, &written), SK_NULL_ARGUMENT);
+    CHECK_STATUS(sk_slots_flush(slots), SK_OK);
+    CHECK(written == 11);
+  }
   CHECK_STATUS(sk_slots_write_async(slots, "bg", 2, save, 1, NULL, NULL, NULL), SK_OK); /* no callback */
   CHECK_STATUS(sk_slots_flush(slots), SK_OK);
 }
