@@ -17,6 +17,12 @@ if(TARGET savekit_seal AND NOT EMSCRIPTEN)
   set_target_properties(savekit_sodium_dep PROPERTIES EXPORT_NAME sodium_dep)
   install(TARGETS savekit_seal savekit_zstd_dep savekit_sodium_dep EXPORT savekitTargets)
 endif()
+# Cloud sync (savekit::cloud), where it was built: the package's config finds libcurl again.
+set(SAVEKIT_PACKAGE_HAS_CLOUD OFF)
+if(TARGET savekit_cloud)
+  set(SAVEKIT_PACKAGE_HAS_CLOUD ON)
+  install(TARGETS savekit_cloud EXPORT savekitTargets)
+endif()
 # The C ABI (savekit/savekit.h): savekit::c, the shared library the bindings load, and
 # savekit::c_static.
 if(TARGET savekit_c)

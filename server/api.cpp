@@ -22,6 +22,7 @@ struct slot {
 };
 struct slot_list {
   std::vector<slot> slots;
+  std::optional<std::vector<slot>> deleted;  // GET /v1/slots?deleted=true only
 };
 struct version {
   std::int64_t version = 0;
@@ -307,7 +308,7 @@ api_response api::respond(const admission& a, const api_request& r) {
   api_response out;
   switch (a.at.kind) {
     case route_kind::list:
-      out = list(a.player);
+      out = list(a.player, r.target);
       break;
     case route_kind::slot:
       out = reads ? get_slot(a.player, a.at.name, r) : r.method == "PUT" ? put_slot(a, r) : delete_slot(a, r);
@@ -378,12 +379,39 @@ api_response api::from_store(const store_failure& failure) {
   return r;
 }
 
-api_response api::list(const std::string& player) {
-  auto slots = store_.list(player);
+namespace {
+
+// Whether a list's target asks for the deleted slots too (?deleted=true); nullopt for a
+// value of `deleted` other than true or false. Other query parameters are ignored.
+std::optional<bool> lists_deleted(std::string_view target) {
+  const std::size_t query = target.find('?');
+  if (query == std::string_view::npos) return false;
+  std::optional<bool> asked = false;
+  std::string_view rest = target.substr(query + 1);
+  while (!rest.empty()) {
+    const std::size_t end = rest.find('&');
+    const std::string_view parameter = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (parameter.substr(0, parameter.find('=')) != "deleted") continue;
+    const std::string_view value =
+        parameter.find('=') == std::string_view::npos ? std::string_view{} : parameter.substr(parameter.find('=') + 1);
+    if (value != "true" && value != "false") return std::nullopt;
+    asked = value == "true";
+  }
+  return asked;
+}
+
+}  // namespace
+
+api_response api::list(const std::string& player, std::string_view target) {
+  const std::optional<bool> with_deleted = lists_deleted(target);
+  if (!with_deleted) return error_response(400, "bad_request", "the query parameter deleted takes true or false");
+  auto slots = store_.list(player, *with_deleted);
   if (!slots) return from_store(slots.failure());
   std::sort(slots->begin(), slots->end(), [](const slot_entry& a, const slot_entry& b) { return a.name < b.name; });
   wire::slot_list document;
-  for (const slot_entry& e : *slots) document.slots.push_back(wire_slot(e));
+  if (*with_deleted) document.deleted.emplace();
+  for (const slot_entry& e : *slots) (e.deleted ? *document.deleted : document.slots).push_back(wire_slot(e));
   return json_response(200, document);
 }
 

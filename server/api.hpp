@@ -126,7 +126,7 @@ class api {
   const api_limits& limits() const { return limits_; }
 
  private:
-  api_response list(const std::string& player);
+  api_response list(const std::string& player, std::string_view target);
   api_response get_slot(const std::string& player, const std::string& name, const api_request& r);
   api_response put_slot(const admission& a, const api_request& r);
   api_response delete_slot(const admission& a, const api_request& r);

@@ -323,8 +323,8 @@ class postgres_store final : public slot_store {
     }
   }
 
-  store_result<std::vector<slot_entry>> list(std::string_view player) override {
-    return with_session([&](pg_session& db) { return transactions::list(db, player); });
+  store_result<std::vector<slot_entry>> list(std::string_view player, bool with_deleted) override {
+    return with_session([&](pg_session& db) { return transactions::list(db, player, with_deleted); });
   }
 
   store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) override {

@@ -1,6 +1,7 @@
 // The route table's matcher and the slot names in targets (routes.hpp).
 #include "routes.hpp"
 
+#include <savekit/detail/percent_encode.hpp>
 #include <savekit/slots.hpp>
 
 #include <charconv>
@@ -86,23 +87,7 @@ result<std::string> percent_decode(std::string_view segment) {
   return out;
 }
 
-std::string percent_encode(std::string_view name) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += ch;
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
+std::string percent_encode(std::string_view name) { return savekit::detail::percent_encode(name); }
 
 result<route> parse_target(std::string_view target) {
   const std::string_view path = target.substr(0, target.find('?'));

@@ -110,8 +110,9 @@ struct pool_stats {
 class slot_store {
  public:
   virtual ~slot_store() = default;
-  // Live slots of a player, by name.
-  virtual store_result<std::vector<slot_entry>> list(std::string_view player) = 0;
+  // Live slots of a player; with_deleted: the deleted ones too (their deletion's entry,
+  // deleted set), for a sync client to tell "deleted elsewhere" from "never synced".
+  virtual store_result<std::vector<slot_entry>> list(std::string_view player, bool with_deleted = false) = 0;
   // The newest version (deleted or not) of a slot, without its bytes; nullopt if it never was.
   virtual store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) = 0;
   // A live slot's bytes: its newest version, or a kept one.

@@ -66,9 +66,9 @@ bool remember_write(sql_session& db, std::string_view player, std::string_view w
 
 }  // namespace
 
-std::optional<std::vector<slot_entry>> list(sql_session& db, std::string_view player) {
+std::optional<std::vector<slot_entry>> list(sql_session& db, std::string_view player, bool with_deleted) {
   std::vector<slot_entry> out;
-  if (!db.run("list", sql::list_id, {player},
+  if (!db.run("list", with_deleted ? sql::list_all_id : sql::list_id, {player},
               [&](const sql_row& row) { out.push_back(entry_from(row, row.text(0), 1)); }))
     return std::nullopt;
   return out;

@@ -26,7 +26,7 @@
 
 namespace savekit::server::transactions {
 
-std::optional<std::vector<slot_entry>> list(sql_session& db, std::string_view player);
+std::optional<std::vector<slot_entry>> list(sql_session& db, std::string_view player, bool with_deleted);
 std::optional<std::optional<slot_entry>> info(sql_session& db, std::string_view player, std::string_view name);
 std::optional<std::optional<slot_bytes>> read(sql_session& db, std::string_view player, std::string_view name,
                                               std::optional<std::int64_t> version);

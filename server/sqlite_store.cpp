@@ -136,9 +136,9 @@ class sqlite_store final : public slot_store, private sql_session {
     return true;
   }
 
-  store_result<std::vector<slot_entry>> list(std::string_view player) override {
+  store_result<std::vector<slot_entry>> list(std::string_view player, bool with_deleted) override {
     std::lock_guard lock(mutex_);
-    return answered(transactions::list(*this, player));
+    return answered(transactions::list(*this, player, with_deleted));
   }
 
   store_result<std::optional<slot_entry>> info(std::string_view player, std::string_view name) override {

@@ -19,6 +19,9 @@ inline constexpr std::int64_t schema_version = 2;
 // meta, saved_at, write_id (then body, for reads).
 inline constexpr const char* list =
     "SELECT name, version, deleted, bytes, meta, saved_at, write_id FROM slots WHERE player = ?1 AND deleted = 0";
+// The same with the deleted slots (tombstones: the deletion's version and write id), for sync.
+inline constexpr const char* list_all =
+    "SELECT name, version, deleted, bytes, meta, saved_at, write_id FROM slots WHERE player = ?1";
 inline constexpr const char* info =
     "SELECT version, deleted, bytes, meta, saved_at, write_id FROM slots WHERE player = ?1 AND name = ?2";
 inline constexpr const char* read_current =
@@ -97,11 +100,27 @@ enum statement_id {
   add_write_id,
   prune_old_writes_id,
   prune_many_writes_id,
+  list_all_id,
   statement_count
 };
-inline constexpr const char* statement_text[statement_count] = {
-    list,  info,   read_current, read_version, replace,    add_player, count_slot,       create,           add_version,
-    prune, remove, uncount_slot, versions,     find_write, add_write,  prune_old_writes, prune_many_writes};
+inline constexpr const char* statement_text[statement_count] = {list,
+                                                                info,
+                                                                read_current,
+                                                                read_version,
+                                                                replace,
+                                                                add_player,
+                                                                count_slot,
+                                                                create,
+                                                                add_version,
+                                                                prune,
+                                                                remove,
+                                                                uncount_slot,
+                                                                versions,
+                                                                find_write,
+                                                                add_write,
+                                                                prune_old_writes,
+                                                                prune_many_writes,
+                                                                list_all};
 
 // Schema 2: write ids in a table of their own (see find_write), filled from the versions
 // and deletions schema 1 kept. (A deletion's digest is "delete:N", N the version it

@@ -168,12 +168,15 @@ class slot_folder {
   status write_generation(const std::string& base, slot_header header, std::string_view name,
                           std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload,
                           const std::string& like = {});
-  // Writes the slot's next generation (invariant 2), stamped now, then prunes (invariant
+  // Writes the slot's next generation (invariant 2), stamped now (or at saved_at_us: a
+  // save synced from another device keeps the time it was made), then prunes (invariant
   // 6). like_if_new: the file whose permissions a slot with no generation yet takes.
   // Caller holds folder_mutex.
   status write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
-                              std::string_view thumbnail, std::string_view payload,
-                              const std::string& like_if_new = {});
+                              std::string_view thumbnail, std::string_view payload, const std::string& like_if_new = {},
+                              std::int64_t saved_at_us = 0);
+  // Removes every generation of a slot, oldest first. Caller holds folder_mutex.
+  status remove_locked(std::string_view name);
   struct new_save {
     std::string_view payload;
     std::optional<bool> sealed;

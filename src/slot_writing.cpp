@@ -69,7 +69,7 @@ std::int64_t slot_folder::next_saved_at() { return last_saved_at_us = std::max(n
 
 status slot_folder::write_new_generation(std::string_view name, slot_header header, std::string_view meta_bytes,
                                          std::string_view thumbnail, std::string_view payload,
-                                         const std::string& like_if_new) {
+                                         const std::string& like_if_new, std::int64_t saved_at_us) {
   const std::string base = slot_file_base(name);
   // Past every number the base has used, other names' sharing a hashed base included.
   result<std::map<std::string, slot_files>> all = scan();
@@ -79,7 +79,7 @@ status slot_folder::write_new_generation(std::string_view name, slot_header head
     return error{errc::value_too_large, 0,
                  quoted(name) + " has used every generation number: remove it (or its files) to save again"};
   header.generation = highest + 1;
-  header.saved_at_us = next_saved_at();
+  header.saved_at_us = saved_at_us != 0 ? saved_at_us : next_saved_at();
   const slot_files& files = (*all)[base];
   const std::string like =
       files.generations.empty() ? like_if_new : path_of(base, files.generations.front(), slot_file_kind::generation);
@@ -87,6 +87,18 @@ status slot_folder::write_new_generation(std::string_view name, slot_header head
     return written;
   prune(name, base);
   return {};
+}
+
+status slot_folder::remove_locked(std::string_view name) {
+  const std::string base = slot_file_base(name);
+  result<slot_files> files = scan_slot(name, base);
+  if (!files) return std::move(files).error();
+  if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};
+  // Oldest first: interrupted, the slot keeps its newest save, never an older one alone.
+  for (auto g = files->generations.rbegin(); g != files->generations.rend(); ++g)
+    if (status removed = fs->remove(path_of(base, *g, slot_file_kind::generation)); !removed) return removed;
+  for (std::uint64_t g : files->damaged) (void)fs->remove(path_of(base, g, slot_file_kind::damaged));
+  return fs->sync_directory(folder);
 }
 
 status slot_folder::write_save(std::string_view name, const new_save& save) {

@@ -304,15 +304,7 @@ status slots::remove(std::string_view name) {
   state& s = *state_;
   if (status ready = s.prepare_change({name}); !ready) return ready;
   std::lock_guard lock(s.folder_mutex);
-  const std::string base = detail::slot_file_base(name);
-  result<slot_files> files = s.scan_slot(name, base);
-  if (!files) return std::move(files).error();
-  if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};
-  // Oldest first: interrupted, the slot keeps its newest save, never an older one alone.
-  for (auto g = files->generations.rbegin(); g != files->generations.rend(); ++g)
-    if (status removed = s.fs->remove(s.path_of(base, *g, slot_file_kind::generation)); !removed) return removed;
-  for (std::uint64_t g : files->damaged) (void)s.fs->remove(s.path_of(base, g, slot_file_kind::damaged));
-  return s.fs->sync_directory(s.folder);
+  return s.remove_locked(name);
 }
 
 status slots::copy(std::string_view from, std::string_view to) {

@@ -13,6 +13,7 @@
 //   savekit slots restore DIR SLOT GEN an older generation becomes the newest
 //   savekit convert --from json|msgpack|base64 --to json|msgpack|base64 [FILE] (convert_command.hpp)
 //   savekit keygen / seal / unseal / train-dict   sealed saves (seal_commands.hpp)
+//   savekit cloud status|sync|resolve DIR   cloud sync with savekit-server (cloud_commands.hpp)
 //
 // A key or value that begins with '-' goes after "--" (options first):
 //   savekit set --type int saves.prefs -- -hp 10
@@ -21,7 +22,8 @@
 // decode); 2 usage; 3 the store is in use by another process; 4 verify found damage that
 // opening would repair (something is lost); 5 verify found nothing intact; 6 verify found
 // a store written by a newer savekit; 7 verify was given keys (--key-file) and a sealed
-// entry or generation does not open: edited, or sealed for another slot or player.
+// entry or generation does not open: edited, or sealed for another slot or player; 8 cloud
+// sync met a conflict (or one is open); 9 cloud sync could not reach the server, or it refused.
 //
 // Each command family is a file with its setup_…(CLI::App&, int& exit_code), as CLI11's
 // subcommands-in-files example: this file only wires them. A new command goes in its
@@ -36,6 +38,9 @@
 #if SAVEKIT_CLI_SEAL
 #include "seal_commands.hpp"
 #endif
+#if SAVEKIT_CLI_CLOUD
+#include "cloud_commands.hpp"
+#endif
 
 int main(int argc, char** argv) {
   using namespace savekit_cli;
@@ -48,13 +53,17 @@ int main(int argc, char** argv) {
       "A key or value that begins with '-' goes after \"--\", options first: savekit set --type int s.prefs -- -hp "
       "10\n"
       "Exit codes: 0 success, 1 failure, 2 usage, 3 store in use, 4 verify: recoverable damage, 5 verify: nothing "
-      "intact, 6 verify: written by a newer savekit, 7 verify with keys: a seal is broken.");
+      "intact, 6 verify: written by a newer savekit, 7 verify with keys: a seal is broken, 8 cloud: a "
+      "conflict, 9 cloud: the server failed.");
   int exit_code = usage;  // the command that runs sets it
   setup_store_commands(app, exit_code);
   setup_slots_commands(app, exit_code);
   setup_convert_command(app, exit_code);
 #if SAVEKIT_CLI_SEAL
   setup_seal_commands(app, exit_code);
+#endif
+#if SAVEKIT_CLI_CLOUD
+  setup_cloud_commands(app, exit_code);
 #endif
   try {
     app.parse(argc, argv);

@@ -71,6 +71,8 @@ enum class errc : std::uint8_t {
   tampered = 42,               // a sealed save fails its check: edited, damaged, cut, or sealed for another slot
   key_not_held = 43,           // sealed with a key (or dictionary) not given to unseal, or no key to seal with
   unsupported_algorithm = 44,  // sealed with a compression or protection this build does not have
+  // Cloud sync (savekit/cloud.hpp):
+  network = 45,  // the server could not be reached, or answered with an error (the message says which)
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -166,6 +168,8 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "key_not_held";
     case errc::unsupported_algorithm:
       return "unsupported_algorithm";
+    case errc::network:
+      return "network";
   }
   return "unknown";
 }

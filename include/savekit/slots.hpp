@@ -41,6 +41,8 @@
 namespace savekit {
 
 namespace detail {
+struct slot_sync_access;  // the cloud sync's way in (src/slot_sync_access.hpp)
+
 template <class T>
 consteval std::uint32_t declared_schema_version() {
   if constexpr (requires { T::savekit_schema_version; })
@@ -260,6 +262,7 @@ class slots {
   const std::string& path() const;  // the folder, resolved
 
  private:
+  friend struct detail::slot_sync_access;
   struct state;
   explicit slots(std::shared_ptr<state> s);
 

@@ -3,6 +3,12 @@
 #if SAVEKIT_CONSUMER_SEAL
 #include <savekit/seal.hpp>
 #endif
+#if SAVEKIT_CONSUMER_CLOUD
+#include <unistd.h>
+#include <savekit/cloud.hpp>
+
+#include <filesystem>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -31,6 +37,21 @@ int main() {
   if (!sealed) return 1;
   auto opened = savekit::unseal(*sealed, &keys, where);
   if (!opened || *opened != text) return 1;
+#endif
+#if SAVEKIT_CONSUMER_CLOUD
+  // savekit::cloud links, with libcurl found through the package: a sync opens on a folder.
+  {
+    const auto folder = std::filesystem::temp_directory_path() / ("savekit-consumer-" + std::to_string(::getpid()));
+    bool synced = false;
+    {
+      auto slots = savekit::slots::open(folder.string());
+      auto sync = slots ? savekit::cloud::sync::open(*slots, {.url = "http://127.0.0.1:1", .token = "t", .device = "d"})
+                        : savekit::result<savekit::cloud::sync>{slots.error()};
+      synced = sync && sync->status();
+    }
+    std::filesystem::remove_all(folder);
+    if (!synced) return 1;
+  }
 #endif
   std::printf("%s\n", text.c_str());
 }

@@ -9,7 +9,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/savekit-build COMMA
 
 function(build_and_run_consumer name)
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/${name} -G ${GENERATOR}
-                          -DSAVEKIT_EXPECT_SEAL=${EXPECT_SEAL} ${ARGN} COMMAND_ERROR_IS_FATAL ANY)
+                          -DSAVEKIT_EXPECT_SEAL=${EXPECT_SEAL}
+                          -DSAVEKIT_EXPECT_CLOUD=${EXPECT_CLOUD} ${ARGN} COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/${name} COMMAND_ERROR_IS_FATAL ANY)
   execute_process(COMMAND ${WORK_DIR}/${name}/consumer OUTPUT_VARIABLE output COMMAND_ERROR_IS_FATAL ANY)
   if(NOT output STREQUAL "{\"level\":3,\"name\":\"hero\"}\n")

@@ -28,6 +28,10 @@ struct listed_slot {
 struct listed_slots {
   std::vector<listed_slot> slots;
 };
+struct listed_with_deleted {
+  std::vector<listed_slot> slots;
+  std::vector<listed_slot> deleted;
+};
 struct kept_version {
   std::int64_t version = 0;
   std::int64_t bytes = 0;
@@ -172,6 +176,49 @@ TEST_P(ServerApi, TheListShowsLiveSlotsByNameWithTheirMetadata) {
   auto decoded = savekit::base64_decode(read.header("savekit-meta"), savekit::base64_alphabet::url);
   ASSERT_TRUE(decoded);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(decoded->data()), decoded->size()), meta);
+}
+
+TEST_P(ServerApi, ListWithDeletedShowsTombstonesWithVersionAndWriteId) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/kept", with(me, create_only), "1").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/gone", with(me, create_only), "1").status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/gone", with(me, replacing(1)), "2").status, 200);
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/gone", with(me, with(replacing(2), {{"Savekit-Write-Id", "del-1"}}))).status,
+            204);
+  reply listed = c.request("GET", "/v1/slots?deleted=true", me);
+  ASSERT_EQ(listed.status, 200);
+  auto both = savekit::from_json<listed_with_deleted>(listed.body);
+  ASSERT_TRUE(both) << listed.body;
+  ASSERT_EQ(both->slots.size(), 1u);
+  EXPECT_EQ(both->slots[0].name, "kept");
+  EXPECT_EQ(both->slots[0].deleted, std::nullopt);
+  ASSERT_EQ(both->deleted.size(), 1u) << listed.body;
+  EXPECT_EQ(both->deleted[0].name, "gone");
+  EXPECT_EQ(both->deleted[0].version, 3);
+  EXPECT_EQ(both->deleted[0].write_id, std::optional<std::string>{"del-1"});
+  EXPECT_EQ(both->deleted[0].deleted, std::optional<bool>{true});
+  // Recreated, it leaves the tombstones and is listed live again.
+  ASSERT_EQ(c.request("PUT", "/v1/slots/gone", with(me, create_only), "3").status, 201);
+  both = savekit::from_json<listed_with_deleted>(c.request("GET", "/v1/slots?deleted=true", me).body);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->slots.size(), 2u);
+  EXPECT_TRUE(both->deleted.empty());
+}
+
+TEST_P(ServerApi, ListWithoutTheQueryIsUnchanged) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  ASSERT_EQ(c.request("PUT", "/v1/slots/gone", with(me, create_only), "1").status, 201);
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/gone", with(me, replacing(1))).status, 204);
+  EXPECT_EQ(c.request("GET", "/v1/slots", me).body, "{\"slots\":[]}");
+  EXPECT_EQ(c.request("GET", "/v1/slots?deleted=false", me).body, "{\"slots\":[]}");
+  EXPECT_EQ(c.request("GET", "/v1/slots?other=1", me).body, "{\"slots\":[]}");
+  EXPECT_EQ(c.request("GET", "/v1/slots?deleted=yes", me).status, 400);
 }
 
 TEST_P(ServerApi, ADeletionIsAVersionAndKeepsWhatCanBeRestored) {

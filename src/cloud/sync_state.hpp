@@ -1,0 +1,124 @@
+// What the sync keeps beside the slots, in the slots' own folder and file system (so a
+// test's fault_fs reaches it, and it goes where the saves go):
+//
+//   .savekit-sync.json          the state: this device's id, the server's url, per slot the
+//                               baseline (the server version both sides last agreed on),
+//                               the last list's entry, an open conflict, a refused change
+//   .savekit-sync.out.<id>      one outbox entry: a change to push, with its write id,
+//                               precondition, metadata and bytes, written before it is sent
+//   .savekit-sync.held.<id>     the remote save of an open conflict (resolve works offline)
+//
+// The slots ignore these names (theirs are s-….slot). No token is ever written.
+//
+// Invariants (pinned by tests/cloud/test_cloud_outbox.cpp and test_cloud_rules.cpp):
+//  1. An outbox entry is durable (synced, renamed, folder synced) before its first byte is
+//     sent, and never changes: every resend repeats its write id, precondition, metadata
+//     and bytes, until the server answers it definitely.
+//  2. A slot has at most one entry; a newer change waits until it is answered.
+//  3. An entry is removed only after what its answer taught (the baseline) is durable in
+//     the state: a crash in between resends it, and the server answers the replay as the
+//     first time.
+//  4. A baseline records only what the server acknowledged: a 2xx for our write, our write
+//     id on the server's entry, or a save of the server's we wrote here (a pull).
+//  5. Files are replaced whole (temporary, sync, rename, folder sync); a damaged state file
+//     is an error (errc::corrupt_store), never silently reset — a reset would make every
+//     slot look never-synced, which is safe (conflicts, not overwrites) but noisy.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "savekit/cloud.hpp"
+#include "savekit/file_system.hpp"
+#include "wire.hpp"
+
+namespace savekit::cloud::detail {
+
+struct baseline {
+  std::int64_t version = 0;            // the server's version
+  std::string content;                 // content_of the save at that version
+  std::uint64_t local_generation = 0;  // the local generation holding it (0: the slot is deleted on both sides)
+};
+
+struct held_conflict {
+  remote_entry remote;
+  std::string held_file;  // .savekit-sync.held.<id>, the remote save's generation file ("" for a deletion)
+};
+
+struct refused_change {
+  std::string content;  // what was refused: the same save is not sent again
+  int http_status = 0;
+  std::string code, message;
+};
+
+struct slot_record {
+  std::optional<baseline> base;
+  std::optional<remote_entry> listed;  // as the last list showed it (nullopt: absent)
+  std::optional<held_conflict> conflict;
+  std::optional<refused_change> refused;
+  std::string last_error;
+  bool empty() const { return !base && !listed && !conflict && !refused && last_error.empty(); }
+};
+
+struct state_document {
+  std::uint32_t format = 1;
+  std::string device_id;
+  std::string device;
+  std::string url;
+  std::string token_file;  // the CLI's --token-file, its path only
+  std::int64_t listed_at_us = 0;
+  std::map<std::string, slot_record> slots;
+};
+
+struct outbox_entry {
+  std::uint32_t format = 1;
+  std::string slot;
+  std::string op;  // "put" or "delete"
+  std::string write_id;
+  std::optional<std::int64_t> if_match;  // nullopt: If-None-Match: * (a creation)
+  std::string meta;                      // Savekit-Meta as sent (base64url)
+  std::string content;
+  std::uint64_t local_generation = 0;  // the generation sent (put)
+  std::int64_t created_us = 0;
+  std::uint64_t body_bytes = 0;
+  std::string body_sha256;
+  std::string body;  // not in the file's JSON line: the bytes after it
+};
+
+class sync_files {
+ public:
+  sync_files(file_system& fs, std::string folder) : fs_(fs), folder_(std::move(folder)) {}
+
+  // The state; a fresh one (with a new device id) if there is none yet.
+  result<state_document> load_state();
+  status save_state(const state_document& s);
+
+  // Every entry in the outbox, oldest first. A damaged entry (it cannot be: entries are
+  // written whole) is reported in `damaged` and left on disk for a person to look at.
+  result<std::vector<outbox_entry>> load_outbox(std::vector<std::string>* damaged = nullptr);
+  status add_entry(const outbox_entry& e);  // invariant 1
+  status remove_entry(const outbox_entry& e);
+
+  status hold(std::string_view id, std::string_view file_bytes, std::string& held_file);
+  result<std::string> read_held(const std::string& held_file);
+  void drop_held(const std::string& held_file);
+
+  static std::string new_id();  // 32 random hex digits
+
+ private:
+  std::string path(std::string_view file) const;
+  status write_whole(std::string_view file, std::string_view bytes);
+  result<std::string> read_whole(std::string_view file, std::uint64_t max_bytes);
+  file_system& fs_;
+  std::string folder_;
+};
+
+inline constexpr std::string_view state_file = ".savekit-sync.json";
+inline constexpr std::string_view outbox_prefix = ".savekit-sync.out.";
+inline constexpr std::string_view held_prefix = ".savekit-sync.held.";
+
+}  // namespace savekit::cloud::detail

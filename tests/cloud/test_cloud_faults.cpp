@@ -1,0 +1,187 @@
+// The outbox and the network's failures (sync_state.hpp's invariants): answers lost after
+// the server applied a write, resets before it, 5xx and 429, a refused token, bad answers
+// and a full local disk — each ends in a retry with the same write or a clear error, never
+// a changed local save or a lost one. Against the real server, through fault_transport.
+#include <atomic>
+
+#include "cloud_fixture.hpp"
+#include "support/fault_fs.hpp"
+
+namespace {
+
+using namespace test_cloud;
+using savekit::cloud::outcome;
+using savekit::cloud::sync_state;
+
+class CloudFaults : public cloud_test {};
+
+const Game progress{"Aria", 30, {"sword"}};
+
+TEST_P(CloudFaults, AnAnswerLostAfterTheServerAppliedTheWriteIsResentTheSameAndStaysPending) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  std::atomic<int> lost{0};
+  desk.net->after =
+      [&](const savekit::cloud::http_request& r,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (r.method == "PUT" && got && lost.fetch_add(1) < 10) return dropped();  // every attempt of this run
+    return got;
+  };
+  auto first = run(desk);
+  EXPECT_EQ(said(first, "slot1").what, outcome::failed);
+  EXPECT_EQ(said(first, "slot1").error->code(), savekit::errc::network);
+  EXPECT_FALSE(first.all_synced());
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::pending) << "synced only after the server's 2xx";
+  EXPECT_EQ(server_versions("slot1"), 1u) << "the server did apply it";
+
+  desk.net->after = nullptr;
+  auto second = run(desk);
+  EXPECT_EQ(said(second, "slot1").what, outcome::pushed);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+  EXPECT_EQ(server_versions("slot1"), 1u) << "the replay was answered as the first time, not applied again";
+  // Every attempt, in both runs, sent the same write: id, precondition, metadata, bytes.
+  auto puts = desk.net->requests("PUT");
+  ASSERT_GE(puts.size(), 3u);
+  for (const auto& p : puts) {
+    EXPECT_EQ(p.header("Savekit-Write-Id"), puts[0].header("Savekit-Write-Id"));
+    EXPECT_EQ(p.header("If-None-Match"), "*");
+    EXPECT_EQ(p.header("Savekit-Meta"), puts[0].header("Savekit-Meta"));
+    EXPECT_EQ(p.body, puts[0].body);
+  }
+  EXPECT_FALSE(puts[0].header("Savekit-Write-Id").empty());
+}
+
+TEST_P(CloudFaults, AResetBeforeTheRequestAndServerErrorsAreRetriedWithinTheRun) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  std::atomic<int> calls{0};
+  desk.net->before = [&](const savekit::cloud::http_request& r) -> std::optional<savekit::error> {
+    if (r.method == "PUT" && calls.fetch_add(1) == 0) return dropped();  // reset before it was sent
+    return std::nullopt;
+  };
+  std::atomic<int> answered{0};
+  desk.net->after =
+      [&](const savekit::cloud::http_request& r,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (r.method == "GET" && answered.fetch_add(1) < 2) {  // the list: a 503, then a 429
+      savekit::cloud::http_response busy;
+      busy.status = answered == 1 ? 503 : 429;
+      busy.headers = {{"retry-after", "0"}};
+      busy.body = R"({"error":{"code":"unavailable","message":"try again"}})";
+      return busy;
+    }
+    return got;
+  };
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::pushed);
+  EXPECT_TRUE(r.all_synced());
+  EXPECT_EQ(desk.net->requests("GET").size(), 3u);
+  EXPECT_EQ(desk.net->requests("PUT").size(), 2u);
+}
+
+TEST_P(CloudFaults, AServerDownIsAClearErrorAndTheGamePlaysOn) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  run(desk);
+  server_.reset();  // stopped
+  Game more = progress;
+  more.level = 31;
+  write(desk, "slot1", more);  // local first: a save never waits for the cloud
+  auto r = desk.sync->run();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), savekit::errc::network);
+  EXPECT_NE(r.error().message().find("127.0.0.1"), std::string::npos) << r.error().message();
+  EXPECT_EQ(read(desk, "slot1"), more);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::pending);
+}
+
+TEST_P(CloudFaults, ARefusedTokenStopsTheRunAndIsNeverWritten) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  open_sync(desk, [](savekit::cloud::options& o) { o.token = "sk1.forged.token"; });
+  auto r = desk.sync->run();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), savekit::errc::network);
+  EXPECT_NE(r.error().message().find("401"), std::string::npos) << r.error().message();
+  // No file beside the slots holds the token.
+  for (const auto& f : std::filesystem::directory_iterator(desk.dir)) {
+    const std::string text = test_server::read_text(f.path());
+    EXPECT_EQ(text.find(token_), std::string::npos) << f.path();
+    EXPECT_EQ(text.find("sk1.forged.token"), std::string::npos) << f.path();
+  }
+}
+
+TEST_P(CloudFaults, BadAnswersAreErrorsAndLocalSavesAreUntouched) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  Game mine{"Mine", 2, {}};
+  write(deck, "other", mine);
+  // A malformed list: the run fails, nothing changes here.
+  deck.net->after =
+      [](const savekit::cloud::http_request& r,
+         savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (r.method == "GET" && got) got->body = R"({"slots":[{"name":"slot1","version":"x"}]})";
+    return got;
+  };
+  auto bad_list = deck.sync->run();
+  ASSERT_FALSE(bad_list);
+  EXPECT_EQ(bad_list.error().code(), savekit::errc::network);
+  // A save whose bytes are cut, or flipped, or without a version: the slot fails.
+  for (int how = 0; how < 4; ++how) {
+    deck.net->after =
+        [how](const savekit::cloud::http_request& r,
+              savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+      if (r.method != "GET" || r.target.find("?") != std::string::npos || !got) return got;
+      if (how == 0) got->body.resize(got->body.size() - 1);
+      if (how == 1) got->body[got->body.size() - 2] ^= 1;
+      if (how == 2)
+        for (auto& [n, v] : got->headers)
+          if (n == "etag") v = "W/\"1\"";
+      if (how == 3) got->body = "not a save";
+      return got;
+    };
+    auto r = run(deck);
+    EXPECT_EQ(said(r, "slot1").what, outcome::failed) << how;
+    EXPECT_FALSE(deck.slots->info("slot1")) << how << ": nothing was written";
+  }
+  EXPECT_EQ(read(deck, "other"), mine);
+  deck.net->after = nullptr;
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::pulled);
+}
+
+TEST_P(CloudFaults, AFullLocalDiskSendsNothing) {
+  test_support::fault_fs fs;
+  device& desk = make_device("desktop", {.fs = &fs});
+  write(desk, "slot1", progress);
+  fs.fail_creating(".tmp");  // no file can be made: neither the outbox entry nor the state
+  auto r = desk.sync->run();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), savekit::errc::io_error);
+  EXPECT_TRUE(desk.net->requests("PUT").empty()) << "a change is sent only once it is recorded";
+  EXPECT_EQ(read(desk, "slot1"), progress);
+  fs.fail_creating("");
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+}
+
+TEST_P(CloudFaults, TheServersRefusalIsFinalUntilTheSaveChanges) {
+  server_ = start_server({"--rate", "0", "--max-slots", "1"});
+  ASSERT_TRUE(server_);
+  device& desk = make_device("desktop");
+  write(desk, "a", progress);
+  write(desk, "b", progress);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "a").what, outcome::pushed);
+  EXPECT_EQ(said(r, "b").what, outcome::failed);
+  EXPECT_EQ(said(r, "b").http_status, 409);
+  EXPECT_EQ(said(r, "b").server_code, "too_many_slots");
+  const std::size_t puts = desk.net->requests("PUT").size();
+  EXPECT_EQ(said(run(desk), "b").what, outcome::failed);
+  EXPECT_EQ(desk.net->requests("PUT").size(), puts) << "the same save is not sent again";
+  EXPECT_EQ(state_of(desk, "b"), sync_state::local_only);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CloudFaults, ::testing::ValuesIn(test_server::backends()));
+
+}  // namespace

@@ -1,0 +1,359 @@
+// The sync's rules (savekit/cloud.hpp, docs/cloud.md), each against a real savekit-server
+// on SQLite and on PostgreSQL, with two or three devices (slots folders) on loopback.
+#include <algorithm>
+#include <future>
+#include <thread>
+
+#include "cloud_fixture.hpp"
+
+namespace {
+
+using namespace test_cloud;
+using savekit::cloud::choice;
+using savekit::cloud::outcome;
+using savekit::cloud::policy;
+using savekit::cloud::sync_state;
+
+class CloudSync : public cloud_test {};
+
+const Game progress{"Aria", 30, {"sword", "lamp"}};
+const Game fresh{"Aria", 1, {}};
+
+TEST_P(CloudSync, ProgressOnOneDeviceAppearsOnTheOther) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress, 3600);
+  auto pushed = run(desk);
+  EXPECT_EQ(said(pushed, "slot1").what, outcome::pushed);
+  EXPECT_TRUE(pushed.all_synced());
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+  EXPECT_EQ(deck.sync->status("slot1").error().code(), savekit::errc::not_found) << "deck has not listed yet";
+
+  auto pulled = run(deck);
+  EXPECT_EQ(said(pulled, "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(deck, "slot1"), progress);
+  auto info = deck.slots->info("slot1");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->meta.title, "Aria");
+  EXPECT_EQ(info->meta.playtime, std::chrono::seconds{3600});
+  EXPECT_EQ(state_of(deck, "slot1"), sync_state::synced);
+
+  // The deck plays on; the desktop gets it; nothing was a conflict.
+  Game further = progress;
+  further.level = 31;
+  write(deck, "slot1", further, 4000);
+  EXPECT_EQ(state_of(deck, "slot1"), sync_state::pending) << "a write after a sync is pending without a run";
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::pushed);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(desk, "slot1"), further);
+  // The pull is a new generation: the desktop's own save before it restores.
+  auto history = desk.slots->history("slot1");
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 2u);
+  ASSERT_TRUE(desk.slots->restore("slot1", (*history)[1].generation));
+  EXPECT_EQ(read(desk, "slot1"), progress);
+}
+
+TEST_P(CloudSync, ASyncWithNothingChangedIsOneRequestAndOneChangeOfManyIsTwo) {
+  device& desk = make_device("desktop");
+  for (int i = 0; i < 20; ++i) write(desk, "slot" + std::to_string(i), Game{"h", i, {}});
+  auto first = run(desk);
+  EXPECT_EQ(first.count(outcome::pushed), 20u);
+  auto again = run(desk);
+  EXPECT_EQ(again.requests, 1u);
+  EXPECT_EQ(again.count(outcome::unchanged), 20u);
+  write(desk, "slot7", Game{"h", 77, {}});
+  auto one = run(desk);
+  EXPECT_EQ(one.requests, 2u);
+  EXPECT_EQ(said(one, "slot7").what, outcome::pushed);
+}
+
+TEST_P(CloudSync, AFreshInstallsDefaultSaveNeverUploadsOverTheCloud) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress, 3600);
+  run(desk);
+  // A new install: the game wrote its default save before the first sync.
+  device& fresh_install = make_device("laptop");
+  write(fresh_install, "slot1", fresh, 5);
+  EXPECT_EQ(state_of(fresh_install, "slot1"), sync_state::local_only);
+  auto met = run(fresh_install, policy::ask);
+  EXPECT_EQ(said(met, "slot1").what, outcome::conflict);
+  EXPECT_EQ(said(met, "slot1").settled, choice::later);
+  EXPECT_FALSE(met.all_synced());
+  EXPECT_TRUE(fresh_install.net->requests("PUT").empty()) << "nothing is uploaded over the cloud's save";
+  EXPECT_EQ(read(fresh_install, "slot1"), fresh) << "nothing is downloaded over the local save";
+  EXPECT_EQ(state_of(fresh_install, "slot1"), sync_state::conflict);
+  EXPECT_EQ(server_versions("slot1"), 1u);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::unchanged);
+  EXPECT_EQ(read(desk, "slot1"), progress);
+
+  // keep_both (the default): the desktop's progress becomes a second slot on the laptop,
+  // named after its device; both devices list both after a sync.
+  auto both = run(fresh_install);
+  const auto& s = said(both, "slot1");
+  EXPECT_EQ(s.what, outcome::conflict);
+  EXPECT_EQ(s.settled, choice::keep_both);
+  ASSERT_FALSE(s.copy.empty());
+  EXPECT_EQ(s.copy.rfind("slot1 (desktop, ", 0), 0u) << s.copy;
+  EXPECT_EQ(s.copy.substr(s.copy.size() - 5), " UTC)") << s.copy;
+  EXPECT_EQ(read(fresh_install, s.copy), progress);
+  EXPECT_EQ(read(fresh_install, "slot1"), fresh);
+  EXPECT_TRUE(both.all_synced()) << "both copies were pushed";
+  run(desk);
+  EXPECT_EQ(names(desk), names(fresh_install));
+  EXPECT_EQ(read(desk, s.copy), progress);
+}
+
+TEST_P(CloudSync, AFirstSyncOfAnEmptyDeviceOnlyPullsAndEqualSavesAreNoConflict) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  run(desk);
+  device& twin = make_device("twin");
+  // The same save, made on both (a copied folder, say): adopted, not a conflict.
+  write(twin, "slot1", progress);
+  auto r = run(twin);
+  // Saved at another time, the metadata matches and so does the payload: the content is
+  // what the save is, not when it was made.
+  EXPECT_EQ(said(r, "slot1").what, outcome::unchanged) << savekit::cloud::to_string(said(r, "slot1").what);
+  EXPECT_EQ(state_of(twin, "slot1"), sync_state::synced);
+  EXPECT_TRUE(twin.net->requests("PUT").empty());
+}
+
+TEST_P(CloudSync, BothChangedOfflineKeepsBothAndEveryDeviceListsThem) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress, 100);
+  run(desk);
+  run(deck);
+  Game a = progress, b = progress;
+  a.level = 40;
+  b.items.push_back("map");
+  write(desk, "slot1", a, 200);
+  write(deck, "slot1", b, 300);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+  auto met = run(deck);
+  const auto& s = said(met, "slot1");
+  EXPECT_EQ(s.what, outcome::conflict);
+  EXPECT_EQ(s.settled, choice::keep_both);
+  EXPECT_EQ(read(deck, "slot1"), b);
+  EXPECT_EQ(read(deck, s.copy), a);
+  run(desk);
+  EXPECT_EQ(read(desk, "slot1"), b);
+  EXPECT_EQ(read(desk, s.copy), a);
+  EXPECT_EQ(names(desk), names(deck));
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+  EXPECT_EQ(state_of(deck, s.copy), sync_state::synced);
+  // The desktop's own save before the pull stays in its history.
+  auto history = desk.slots->history("slot1");
+  ASSERT_TRUE(history);
+  EXPECT_GE(history->size(), 2u);
+}
+
+TEST_P(CloudSync, PreferRemoteKeepsTheLoserInHistoryAndPreferLocalOnTheServer) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  run(deck);
+  Game a = progress, b = progress;
+  a.level = 50;
+  b.level = 60;
+  write(desk, "slot1", a);
+  write(deck, "slot1", b);
+  run(desk);
+  auto r = run(deck, policy::prefer_remote);
+  EXPECT_EQ(said(r, "slot1").settled, choice::keep_remote);
+  EXPECT_EQ(read(deck, "slot1"), a);
+  auto history = deck.slots->history("slot1");
+  ASSERT_TRUE(history);
+  ASSERT_GE(history->size(), 2u);
+  auto loser = deck.slots->read_generation("slot1", (*history)[1].generation);
+  ASSERT_TRUE(loser);
+  EXPECT_EQ(*savekit::from_msgpack<Game>(loser->bytes), b);
+
+  // prefer_local: this device's save goes over the server's, which stays a kept version.
+  Game c = a, d = a;
+  c.hero = "C";
+  d.hero = "D";
+  write(desk, "slot1", c);
+  write(deck, "slot1", d);
+  run(desk);
+  const std::size_t before = server_versions("slot1");
+  auto l = run(deck, policy::prefer_local);
+  EXPECT_EQ(said(l, "slot1").settled, choice::keep_local);
+  EXPECT_TRUE(l.all_synced());
+  EXPECT_EQ(server_versions("slot1"), before + 1);
+  run(desk);
+  EXPECT_EQ(read(desk, "slot1"), d);
+  EXPECT_EQ(names(desk), std::vector<std::string>{"slot1"});
+}
+
+TEST_P(CloudSync, NewestPrefersTheLaterSaveThenThePlayTimeAndTheCallbackChooses) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  run(deck);
+  Game older = progress, newer = progress;
+  older.level = 2;
+  newer.level = 3;
+  write(deck, "slot1", older, 10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // a later save, by the clocks
+  write(desk, "slot1", newer, 5);
+  run(desk);
+  EXPECT_EQ(said(run(deck, policy::newest), "slot1").settled, choice::keep_remote);
+  EXPECT_EQ(read(deck, "slot1"), newer);
+
+  // The callback sees both saves' load-menu entries, on the sync's thread.
+  Game x = newer, y = newer;
+  x.hero = "x";
+  y.hero = "y";
+  write(desk, "slot1", x, 70);
+  write(deck, "slot1", y, 80);
+  run(desk);
+  const auto game_thread = std::this_thread::get_id();
+  std::string seen;
+  open_sync(deck, [&](savekit::cloud::options& o) {
+    o.policy = policy::callback;
+    o.on_conflict = [&](const savekit::slot_info& local, const savekit::slot_info& remote) {
+      seen = local.meta.title + "/" + remote.meta.title + "/" + std::to_string(remote.meta.playtime.count());
+      EXPECT_NE(std::this_thread::get_id(), game_thread);
+      return choice::keep_local;
+    };
+  });
+  std::promise<savekit::result<savekit::cloud::report>> done;
+  deck.sync->run_async([&](savekit::result<savekit::cloud::report> r) { done.set_value(std::move(r)); });
+  auto r = done.get_future().get();
+  ASSERT_TRUE(r) << r.error().to_string();
+  EXPECT_EQ(seen, "y/x/70");
+  EXPECT_EQ(said(*r, "slot1").settled, choice::keep_local);
+  run(desk);
+  EXPECT_EQ(read(desk, "slot1"), y);
+}
+
+TEST_P(CloudSync, ResolveSettlesAnOpenConflictOffline) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  run(deck);
+  Game a = progress, b = progress;
+  a.level = 71;
+  b.level = 72;
+  write(desk, "slot1", a);
+  write(deck, "slot1", b);
+  run(desk);
+  EXPECT_EQ(said(run(deck, policy::ask), "slot1").settled, choice::later);
+  EXPECT_EQ(state_of(deck, "slot1"), sync_state::conflict);
+  auto st = deck.sync->status("slot1");
+  ASSERT_TRUE(st && st->remote);
+  EXPECT_EQ(st->remote_device, "desktop");
+  EXPECT_EQ(st->local->generation, 2u);
+  // The server goes away; the player picks the desktop's save.
+  server_.reset();
+  ASSERT_TRUE(deck.sync->resolve("slot1", choice::keep_remote));
+  EXPECT_EQ(read(deck, "slot1"), a);
+  EXPECT_NE(state_of(deck, "slot1"), sync_state::conflict);
+  EXPECT_EQ(deck.sync->resolve("slot1", choice::keep_remote).error().code(), savekit::errc::not_found);
+}
+
+TEST_P(CloudSync, ADeletionReachesTheOtherDeviceAndStaysRestorableOnTheServer) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  write(desk, "slot2", fresh);
+  run(desk);
+  run(deck);
+  ASSERT_TRUE(desk.slots->remove("slot1"));
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::pending);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::deleted);
+  EXPECT_FALSE(said(r, "slot1").deleted_here);
+  auto d = run(deck);
+  EXPECT_EQ(said(d, "slot1").what, outcome::deleted);
+  EXPECT_TRUE(said(d, "slot1").deleted_here);
+  EXPECT_EQ(names(deck), std::vector<std::string>{"slot2"});
+  EXPECT_EQ(server_versions("slot1"), 1u) << "the server keeps the deleted slot's versions";
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::unchanged);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::unchanged);
+}
+
+TEST_P(CloudSync, DeletedAgainstChangedIsAConflictAndTheChangeSurvives) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  run(deck);
+  ASSERT_TRUE(desk.slots->remove("slot1"));
+  Game changed = progress;
+  changed.level = 99;
+  write(deck, "slot1", changed);
+  run(desk);
+  auto r = run(deck);
+  EXPECT_EQ(said(r, "slot1").what, outcome::conflict);
+  EXPECT_EQ(said(r, "slot1").settled, choice::keep_local);
+  EXPECT_EQ(read(deck, "slot1"), changed);
+  auto back = run(desk);
+  EXPECT_EQ(said(back, "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(desk, "slot1"), changed);
+
+  // And the other way: deleted here, changed there: pulled back.
+  ASSERT_TRUE(deck.slots->remove("slot1"));
+  changed.level = 100;
+  write(desk, "slot1", changed);
+  run(desk);
+  auto again = run(deck);
+  EXPECT_EQ(said(again, "slot1").what, outcome::conflict);
+  EXPECT_EQ(said(again, "slot1").settled, choice::keep_remote);
+  EXPECT_EQ(read(deck, "slot1"), changed);
+}
+
+TEST_P(CloudSync, AServerThatLostASlotNeverDeletesItLocally) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  run(desk);
+  // A new server, an empty database: the slot was lost (a restore from an old backup, say).
+  server_ = start_server({"--rate", "0"}, "sqlite:" + (dir_.path() / "restored.db").string());
+  ASSERT_TRUE(server_);
+  open_sync(desk);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::pushed);
+  EXPECT_EQ(read(desk, "slot1"), progress);
+  EXPECT_EQ(server_versions("slot1"), 1u);
+}
+
+TEST_P(CloudSync, AWipedFolderPushesNoDeletions) {
+  device& desk = make_device("desktop");
+  for (int i = 0; i < 4; ++i) write(desk, "slot" + std::to_string(i), Game{"h", i, {}});
+  run(desk);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(desk.slots->remove("slot" + std::to_string(i)));
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot0").what, outcome::failed);
+  EXPECT_TRUE(desk.net->requests("DELETE").empty());
+  device& deck = make_device("deck");
+  run(deck);
+  EXPECT_EQ(names(deck).size(), 4u) << "the other device keeps every save";
+}
+
+TEST_P(CloudSync, SealedSavesSyncWithoutKeysAndStayListable) {
+  // The game's own bytes, as a sealed save would be to the server: opaque. (The sealed
+  // payload itself is tested with keys in test_cloud_sealed when libsodium is built.)
+  device& desk = make_device("desktop");
+  ASSERT_TRUE(desk.slots->write_bytes("slot1", std::string("\x00\x01\xff\xfe", 4), savekit::object_encoding::bytes, 3,
+                                      {.title = "Chapter 9"}));
+  run(desk);
+  device& deck = make_device("deck");
+  run(deck);
+  auto p = deck.slots->read_payload("slot1");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->bytes, std::string("\x00\x01\xff\xfe", 4));
+  EXPECT_EQ(p->schema_version, 3u);
+  EXPECT_EQ(p->encoding, savekit::object_encoding::bytes);
+  auto st = deck.sync->status("slot1");
+  ASSERT_TRUE(st && st->remote);
+  EXPECT_EQ(st->remote->meta.title, "Chapter 9");
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CloudSync, ::testing::ValuesIn(test_server::backends()));
+
+}  // namespace
