@@ -10,6 +10,8 @@
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
 #   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
+#   bench/run.sh cloud                       the cloud sync beside the same requests by libcurl alone (cloud_bench)
+#   bench/run.sh cloud-model [SEEDS]         the sync's model-based test and kill test, many seeds (default 500)
 #   bench/run.sh browser-soak                over a gigabyte of slots in Chromium's IndexedDB, opened again
 #   bench/run.sh abi                         a call through the C ABI, C# (Mono) and Python beside C++ (abi_overhead);
 #                                            study A from C# beside C++ (StudyA.cs, study_a_layers)
@@ -120,6 +122,34 @@ if [ "$name" = abi ]; then
     python3 bench/report.py study-a-layers "$results/study_a_csharp.jsonl"
   } >"$results/study_a_csharp.md"
   echo "wrote $results/study_a_csharp.md"
+  exit 0
+fi
+if [ "$name" = cloud ]; then
+  scripts/install-deps.sh
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target cloud_bench savekit_server
+  results=bench/results
+  mkdir -p "$results"
+  build/release/bench/cloud_bench --rounds 5 | tee "$results/cloud.jsonl"
+  {
+    echo "# The cloud sync beside libcurl alone"
+    echo
+    echo "Produced by \`bench/run.sh cloud\` on $(date -u +%Y-%m-%d): build/release (g++ -O3); savekit-server on SQLite and"
+    echo "the client on one machine over 127.0.0.1 — CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
+    echo "$(nproc) cores; disk: $(df -T build | awk 'NR==2 {print $2}'). Median of 5 rounds, the cases in turn."
+    echo
+    python3 bench/report.py cloud "$results/cloud.jsonl"
+  } >"$results/cloud.md"
+  echo "wrote $results/cloud.md"
+  exit 0
+fi
+if [ "$name" = cloud-model ]; then
+  # Hundreds of random histories of three devices (test_cloud_model) on SQLite and PostgreSQL.
+  scripts/install-deps.sh
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target test_cloud_model test_cloud_kill
+  SAVEKIT_CLOUD_MODEL_SEEDS=${2:-500} build/release/tests/cloud/test_cloud_model
+  build/release/tests/cloud/test_cloud_kill
   exit 0
 fi
 if [ "$name" = server ]; then

@@ -59,6 +59,8 @@ void sha256::block(const std::uint8_t* p) {
 }
 
 void sha256::update(std::string_view bytes) {
+  // An empty view may carry a null pointer, which memcpy must never be given.
+  if (bytes.empty()) return;
   total_bytes_ += bytes.size();
   const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
   std::size_t n = bytes.size();

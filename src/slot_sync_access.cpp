@@ -76,20 +76,16 @@ std::string content_of(const slot_header& header, const slot_meta& meta, const s
   return h.hex();
 }
 
-result<std::optional<slot_snapshot>> slot_sync_access::newest(slots& s, std::string_view name) {
-  result<slots::state::found_generation> found = s.state_->newest_for_caller(name, sections::all, nullptr);
-  if (!found) {
-    if (found.error().code() == errc::not_found) return std::optional<slot_snapshot>{};
-    return std::move(found).error();
-  }
-  inspected& f = found->file;
+namespace {
+
+// A generation as the sync sends it: the whole file, its info and its content.
+result<slot_snapshot> snapshot_of(inspected& f, std::string_view name) {
   if (f.thumbnail_damaged)
     return error{errc::damaged, 0, quoted(name) + "'s newest save has a damaged thumbnail: it is not synced"};
-  result<std::optional<slot_snapshot>> out{std::in_place, std::in_place};
-  slot_snapshot& snap = **out;
+  result<slot_snapshot> out{std::in_place};
+  slot_snapshot& snap = *out;
   static_cast<generation_info&>(snap.info) = info_of(f);
   snap.info.name = std::string{name};
-  snap.info.damaged_newer = found->files.damaged_newer_than(f.header.generation);
   const auto* t = reinterpret_cast<const std::byte*>(f.thumbnail.data());
   snap.info.meta.thumbnail.assign(t, t + f.thumbnail.size());
   slot_header header = f.header;
@@ -98,6 +94,29 @@ result<std::optional<slot_snapshot>> slot_sync_access::newest(slots& s, std::str
   snap.file += f.payload;
   snap.content = content_of(f.header, snap.info.meta, f.compact_layout, f.payload);
   return out;
+}
+
+}  // namespace
+
+result<std::optional<slot_snapshot>> slot_sync_access::newest(slots& s, std::string_view name) {
+  result<slots::state::found_generation> found = s.state_->newest_for_caller(name, sections::all, nullptr);
+  if (!found) {
+    if (found.error().code() == errc::not_found) return std::optional<slot_snapshot>{};
+    return std::move(found).error();
+  }
+  result<slot_snapshot> snap = snapshot_of(found->file, name);
+  if (!snap) return std::move(snap).error();
+  snap->info.damaged_newer = found->files.damaged_newer_than(found->file.header.generation);
+  return std::optional<slot_snapshot>{std::move(*snap)};
+}
+
+result<slot_snapshot> slot_sync_access::generation(slots& s, std::string_view name, std::uint64_t generation) {
+  slots::state& st = *s.state_;
+  st.wait_for_queue();
+  std::lock_guard lock(st.folder_mutex);
+  result<inspected> f = st.one_generation(name, generation);
+  if (!f) return std::move(f).error();
+  return snapshot_of(*f, name);
 }
 
 result<std::uint64_t> slot_sync_access::newest_generation(slots& s, std::string_view name) {

@@ -43,6 +43,8 @@ struct slot_snapshot {
 struct slot_sync_access {
   // nullopt: no such slot (nothing intact: a damaged slot is an error, never "absent").
   static result<std::optional<slot_snapshot>> newest(slots& s, std::string_view name);
+  // One kept generation, whole (errc::not_found, damaged, ... as slots::read_generation).
+  static result<slot_snapshot> generation(slots& s, std::string_view name, std::uint64_t generation);
   // The generation number of the slot's newest intact generation, 0 if there is no slot.
   static result<std::uint64_t> newest_generation(slots& s, std::string_view name);
   // Writes file (a parsed generation, perhaps of another slot name) as slot name's next

@@ -115,14 +115,42 @@ struct sync::impl {
         o(std::move(opts)),
         net(std::move(t)),
         files(slot_sync_access::fs(s), slot_sync_access::folder(s)) {}
+  ~impl() { release_folder(); }
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+
+  // One open sync per folder in a process: two would write one state file over each
+  // other (another process cannot hold the folder writable: the slots' lock).
+  static std::mutex& claims_mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::set<std::string>& claims() {
+    static std::set<std::string> held;
+    return held;
+  }
+  bool claim_folder() {
+    std::lock_guard lock(claims_mutex());
+    if (!claims().insert(folder->path()).second) return false;
+    claimed = folder->path();
+    return true;
+  }
+  void release_folder() {
+    if (claimed.empty()) return;
+    std::lock_guard lock(claims_mutex());
+    claims().erase(claimed);
+    claimed.clear();
+  }
+  std::string claimed;
 
   // What one run carries from slot to slot.
   struct run_state {
     state_document doc;
     report out;
     std::map<std::string, slot_info> local;
-    std::map<std::string, remote_entry> remote;  // live and deleted, by name
-    std::set<std::string> blocked;               // an entry still unanswered: nothing more this run
+    std::map<std::string, remote_entry> remote;     // live and deleted, by name
+    std::set<std::string> blocked;                  // an entry still unanswered: nothing more this run
+    std::map<std::string, std::string> unreadable;  // listed here, but no save of it reads: why
     std::optional<cloud::policy> policy;
     bool lists_deleted = true;
     std::optional<error> fatal;  // the token was refused: the run stops
@@ -224,7 +252,7 @@ struct sync::impl {
     if (token_refused(rs, got)) return sent::stop;
     slot_record& rec = rs.doc.slots[e.slot];
     auto learned = [&](std::int64_t version) -> sent {
-      rec.base = baseline{version, e.op == "put" ? e.content : std::string{}, e.op == "put" ? e.local_generation : 0};
+      agree(rec, baseline{version, e.op == "put" ? e.content : std::string{}, e.op == "put" ? e.local_generation : 0});
       rec.refused.reset();
       remote_entry now;
       now.name = e.slot;
@@ -252,16 +280,31 @@ struct sync::impl {
     }
     const int status = got->status;
     if (status >= 200 && status < 300) {
+      // An acknowledgement must be of this change: the version it made follows the one it
+      // replaced, and the entry answered names this slot and this write. Anything else (a
+      // proxy's answer to another request, a confused server) is no answer: sent again.
       std::optional<std::int64_t> version = parse_etag(got->header("etag"));
-      if (!version) {
-        said = failed(e.slot, error{errc::network, 0, "the server acknowledged the change without a version (ETag)"},
+      std::string wrong;
+      if (!version)
+        wrong = "without a version (ETag)";
+      else if (e.if_match ? *version != *e.if_match + 1 : *version < 1)
+        wrong = "as version " + std::to_string(*version) + ", which cannot follow the version it replaced";
+      else if (e.op == "put" && !got->body.empty())
+        if (result<remote_entry> entry = parse_entry(got->body);
+            entry && (entry->name != e.slot || entry->version != *version ||
+                      (!entry->write_id.empty() && entry->write_id != e.write_id)))
+          wrong = "with the entry of another write";
+      if (!wrong.empty()) {
+        said = failed(e.slot,
+                      error{errc::network, 0, "the server acknowledged the change " + wrong + ": it is sent again"},
                       status);
         return sent::unanswered;
       }
       return learned(*version);
     }
     result<error_answer> answer = parse_error_answer(got->body);
-    if ((status == 412 || status == 409) && answer && answer->slot) {
+    const bool about_this = answer && answer->slot && answer->slot->name == e.slot;
+    if ((status == 412 || status == 409) && about_this) {
       const remote_entry& now = *answer->slot;
       // Our own write: it landed (a replay past the server's memory, or a race).
       if (now.write_id == e.write_id || (status == 409 && !e.content.empty() && now.content == e.content))
@@ -272,8 +315,16 @@ struct sync::impl {
         return sent::moved;
       }
     }
-    // A definite refusal (400, 409, 413, 428, ...): the save stays here, not sent again
-    // until it changes.
+    // Only the server's own refusal of this change as it is (its error answer, in a status
+    // that says the change can never be taken) drops it; any other answer (a proxy's 404 or
+    // 408, a 409 for too many slots, which freeing one cures) keeps it to send again.
+    const bool definite = answer && (status == 400 || status == 413 || status == 428 ||
+                                     (status == 409 && answer->code == "write_id_reused"));
+    if (!definite) {
+      said = failed_on(e.slot, got, "the change is kept and sent again at the next run");
+      return sent::unanswered;
+    }
+    // A definite refusal: the save stays here, not sent again until it changes.
     said = failed_on(e.slot, got, "the server refused the change");
     rec.refused = refused_change{e.content, status, said.server_code, said.error ? said.error->message() : ""};
     (void)files.save_state(rs.doc);
@@ -328,6 +379,12 @@ struct sync::impl {
       said = failed(name, error{parsed.error().code(), 0,
                                 "the server's save of " + name +
                                     " is not a savekit save (nothing was written): " + parsed.error().message()});
+      return *said.error;
+    }
+    if (parsed->name != name) {  // a save is bound to its slot's name (a sealed one by its seal)
+      said = failed(name, error{errc::damaged, 0,
+                                "the server answered for " + name + " with the save of \"" + parsed->name +
+                                    "\" (nothing was written)"});
       return *said.error;
     }
     const std::string content =
@@ -437,6 +494,10 @@ struct sync::impl {
           return;
         }
         rec.base = baseline{r.version, r.content, *written};
+        // The local save lost: it stays in history here only (the server never had it).
+        if (std::find(rec.kept_here.begin(), rec.kept_here.end(), snap.content) == rec.kept_here.end())
+          rec.kept_here.push_back(snap.content);
+        if (rec.kept_here.size() > 16) rec.kept_here.erase(rec.kept_here.begin());
         said.version = static_cast<std::uint64_t>(r.version);
         break;
       }
@@ -472,6 +533,17 @@ struct sync::impl {
     rs.doc.slots[name].conflict.reset();
   }
 
+  // Both sides agree on the slot again (a push acknowledged, a pull written, a deletion
+  // taken): the new baseline, and a conflict held from an earlier run is over — its remote
+  // save stays a version on the server.
+  void agree(slot_record& rec, baseline b) {
+    rec.base = std::move(b);
+    if (rec.conflict) {
+      files.drop_held(rec.conflict->held_file);
+      rec.conflict.reset();
+    }
+  }
+
   void hold(run_state& rs, const std::string& name, const remote_entry& r, const std::string& remote_file) {
     slot_record& rec = rs.doc.slots[name];
     if (rec.conflict && rec.conflict->remote.version == r.version) return;  // held already
@@ -482,6 +554,35 @@ struct sync::impl {
     }
     if (rec.conflict) files.drop_held(rec.conflict->held_file);
     rec.conflict = held_conflict{r, held};
+  }
+
+  // Before a slot is deleted here for a deletion made elsewhere: the newest generation of
+  // it holding a save that lost a conflict here (rec.kept_here) becomes a slot of its own,
+  // named as a keep_both copy after this device, and is pushed.
+  void keep_losers(run_state& rs, const std::string& name, slot_report& said) {
+    slot_record& rec = rs.doc.slots[name];
+    result<std::vector<generation_info>> gens = folder->history(name);
+    if (!gens) return;
+    for (const generation_info& g : *gens) {  // newest first
+      if (g.damaged) continue;
+      result<slot_snapshot> loser = slot_sync_access::generation(*folder, name, g.generation);
+      if (!loser || std::find(rec.kept_here.begin(), rec.kept_here.end(), loser->content) == rec.kept_here.end())
+        continue;
+      remote_entry mine;
+      mine.device = o.device;
+      mine.local_saved_at_us = us_of(loser->info.saved_at);
+      const std::string copy = copy_name(rs, name, mine);
+      if (!write_remote(copy, loser->file, 0)) return;
+      said.copy = copy;
+      result<std::optional<slot_snapshot>> kept = slot_sync_access::newest(*folder, copy);
+      if (kept && *kept) {
+        rs.local[copy] = (*kept)->info;
+        slot_report copied;
+        copied.name = copy;
+        if (push(rs, copy, **kept, std::nullopt, copied) != sent::stop) add(rs, std::move(copied));
+      }
+      return;
+    }
   }
 
   // Brings one slot in step (the table in docs/cloud.md, "How a slot is decided").
@@ -495,16 +596,44 @@ struct sync::impl {
     said.name = name;
     said.version = r ? static_cast<std::uint64_t>(r->version) : 0;
 
+    if (auto bad = rs.unreadable.find(name); bad != rs.unreadable.end())
+      return add(rs, failed(name, error{errc::damaged, 0,
+                                        "the slot here cannot be read (" + bad->second +
+                                            "): it is not synced, and not deleted anywhere, until it can"}));
     std::optional<slot_snapshot> snap;
     if (local_it != rs.local.end()) {
       result<std::optional<slot_snapshot>> got = slot_sync_access::newest(*folder, name);
       if (!got) return add(rs, failed(name, std::move(got).error()));
       snap = std::move(*got);
     }
+    // The newest save here is damaged and an older one reads: that older save is no change
+    // of the player's, never pushed over the server's. The server's save, if it differs,
+    // is pulled (the damaged one stays set aside, the older one in history).
+    if (snap && snap->info.fell_back()) {
+      if (remote_live && r->content != snap->content) {
+        rec.base.reset();
+        remote_entry remote = *r;
+        slot_report pulled;
+        pulled.name = name;
+        result<std::string> file = download_file(rs, name, remote, pulled);
+        if (!file) {
+          if (!rs.fatal) add(rs, std::move(pulled));
+          return;
+        }
+        result<std::uint64_t> written = write_remote(name, *file, snap->info.generation);
+        if (!written) return add(rs, failed(name, std::move(written).error()));
+        agree(rec, baseline{remote.version, remote.content, *written});
+        pulled.what = outcome::pulled;
+        pulled.version = static_cast<std::uint64_t>(remote.version);
+        return add(rs, std::move(pulled));
+      }
+      return add(rs, failed(name, error{errc::damaged, 0,
+                                        "the newest save here is damaged (an older one reads): it is not pushed"}));
+    }
     const std::optional<baseline>& b = rec.base;
-    const bool local_changed = b ? (snap ? snap->info.generation != b->local_generation && snap->content != b->content
-                                         : b->local_generation != 0)
-                                 : snap.has_value();
+    // Changed here: another save than the one both sides last agreed on (by its content: a
+    // slot deleted and saved again starts its generations at 1 again).
+    const bool local_changed = b ? (snap ? snap->content != b->content : b->local_generation != 0) : snap.has_value();
     if (b && snap && !local_changed && snap->info.generation != b->local_generation)
       rec.base->local_generation = snap->info.generation;  // the same save again (a restore)
     const bool remote_changed = b ? (!r || r->version != b->version) : remote_live;
@@ -528,7 +657,7 @@ struct sync::impl {
         return;
       }
       if (snap && snap->content == remote.content) {  // the same save: nothing to write
-        rec.base = baseline{remote.version, remote.content, snap->info.generation};
+        agree(rec, baseline{remote.version, remote.content, snap->info.generation});
         said.version = static_cast<std::uint64_t>(remote.version);
         return add(rs, std::move(said));
       }
@@ -537,7 +666,7 @@ struct sync::impl {
         if (written.error().code() == errc::already_exists) return add(rs, std::move(said));  // saved meanwhile
         return add(rs, failed(name, std::move(written).error()));
       }
-      rec.base = baseline{remote.version, remote.content, *written};
+      agree(rec, baseline{remote.version, remote.content, *written});
       said.what = outcome::pulled;
       said.version = static_cast<std::uint64_t>(remote.version);
       add(rs, std::move(said));
@@ -558,7 +687,7 @@ struct sync::impl {
         return;
       }
       if (snap->content == remote.content) {  // both sides made the same save
-        rec.base = baseline{remote.version, remote.content, snap->info.generation};
+        agree(rec, baseline{remote.version, remote.content, snap->info.generation});
         said.version = static_cast<std::uint64_t>(remote.version);
         return add(rs, std::move(said));
       }
@@ -590,7 +719,7 @@ struct sync::impl {
     // The server's slot changed since the baseline.
     if (r->deleted) {
       if (!snap) {  // deleted on both sides
-        rec.base = baseline{r->version, {}, 0};
+        agree(rec, baseline{r->version, {}, 0});
         return add(rs, std::move(said));
       }
       if (local_changed) {  // deleted there, changed here: the change is kept (pushed again)
@@ -603,13 +732,17 @@ struct sync::impl {
         said.version = pushed.version;
         return add(rs, std::move(said));
       }
-      // Deleted there, unchanged here: deleted here too (the server keeps its versions).
+      // Deleted there, unchanged here: deleted here too (the server keeps its versions) —
+      // but a save that lost a conflict here and that the server never had is first kept
+      // as a slot of its own, as keep_both would have.
+      if (!rec.kept_here.empty()) keep_losers(rs, name, said);
       savekit::status removed = slot_sync_access::remove_if_unmoved(*folder, name, snap->info.generation);
       if (!removed) {
         if (removed.error().code() == errc::already_exists) return add(rs, std::move(said));
         return add(rs, failed(name, removed.error()));
       }
-      rec.base = baseline{r->version, {}, 0};
+      agree(rec, baseline{r->version, {}, 0});
+      rec.kept_here.clear();
       said.what = outcome::deleted;
       said.deleted_here = true;
       return add(rs, std::move(said));
@@ -627,7 +760,7 @@ struct sync::impl {
       }
       result<std::uint64_t> written = write_remote(name, *file, 0);
       if (!written) return add(rs, failed(name, std::move(written).error()));
-      rec.base = baseline{remote.version, remote.content, *written};
+      agree(rec, baseline{remote.version, remote.content, *written});
       said.version = static_cast<std::uint64_t>(remote.version);
       return add(rs, std::move(said));
     }
@@ -699,8 +832,13 @@ struct sync::impl {
     // 3. The slots here.
     result<std::vector<slot_info>> here = folder->list();
     if (!here) return std::move(here).error();
+    // A slot whose saves cannot be read here is not a deleted one: it is never deleted on
+    // the server (nor, through it, on the other devices) for it.
     for (slot_info& i : *here)
-      if (!i.damaged && i.problem_code == errc::ok) rs.local[i.name] = std::move(i);
+      if (!i.damaged && i.problem_code == errc::ok)
+        rs.local[i.name] = std::move(i);
+      else
+        rs.unreadable[i.name] = i.problem.empty() ? std::string{"its saves here are damaged"} : i.problem;
 
     std::set<std::string> names;
     for (const auto& [name, info] : rs.local) names.insert(name);
@@ -809,8 +947,7 @@ struct sync::impl {
         return error{errc::not_found, 0, "no slot '" + name + "' here or on the server"};
     } else {
       const baseline& b = *rec.base;
-      const bool local_changed = *snap ? (*snap)->info.generation != b.local_generation && (*snap)->content != b.content
-                                       : b.local_generation != 0;
+      const bool local_changed = *snap ? (*snap)->content != b.content : b.local_generation != 0;
       const bool remote_changed = !rec.listed || rec.listed->version != b.version;
       if (!*snap && !remote_live && b.local_generation == 0)
         return error{errc::not_found, 0, "slot '" + name + "' is deleted here and on the server"};
@@ -850,6 +987,22 @@ result<sync> sync::open(slots& s, options o) {
     return error{errc::invalid_value, 0, "options.device must name this device (1 to 64 bytes of UTF-8 text)"};
   if (!o.url.starts_with("http://") && !o.url.starts_with("https://"))
     return error{errc::invalid_value, 0, "options.url must start with http:// or https://"};
+  {
+    // The authority: no credentials in it (they would show in messages and the state), and
+    // plain http only to this machine unless asked (the token would cross a network in
+    // the clear).
+    const std::string_view rest = std::string_view{o.url}.substr(o.url.find("//") + 2);
+    const std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+    if (authority.find('@') != std::string_view::npos)
+      return error{errc::invalid_value, 0, "options.url must not hold credentials (user@): give options.token"};
+    const std::string_view host = authority.starts_with("[") ? authority.substr(0, authority.find(']') + 1)
+                                                             : authority.substr(0, authority.find(':'));
+    const bool loopback = host == "localhost" || host == "[::1]" || host.starts_with("127.");
+    if (o.url.starts_with("http://") && !loopback && !o.allow_plain_http)
+      return error{errc::invalid_value, 0,
+                   "options.url is plain http to another machine: the token would cross the network in the clear "
+                   "(use https://, or options.allow_plain_http for a test server on a trusted network)"};
+  }
   if (o.token.find_first_of("\r\n") != std::string::npos)
     return error{errc::invalid_value, 0, "options.token must be the player's token (one line)"};
   std::shared_ptr<cloud::transport> net = o.transport;
@@ -864,6 +1017,8 @@ result<sync> sync::open(slots& s, options o) {
   }
   auto i = std::make_unique<impl>(s, std::move(o), std::move(net));
   if (!slot_sync_access::read_only(s)) {
+    if (!i->claim_folder())
+      return error{errc::locked, 0, "a sync of " + s.path() + " is open already in this program: use that one"};
     result<state_document> doc = i->files.load_state();
     if (!doc) return std::move(doc).error();
     const bool fresh = doc->url.empty();
@@ -969,10 +1124,15 @@ result<std::vector<slot_state>> sync::status() {
   result<std::vector<slot_state>> out{std::in_place};
   for (const std::string& name : names) {
     result<slot_state> s = impl_->state_of(*doc, *outbox, name);
-    if (s)
+    if (s) {
       out->push_back(std::move(*s));
-    else if (s.error().code() != errc::not_found)
-      return std::move(s).error();
+    } else if (s.error().code() != errc::not_found) {  // a slot that cannot be read here
+      slot_state bad;
+      bad.name = name;
+      bad.state = sync_state::pending;
+      bad.last_error = std::move(s).error();
+      out->push_back(std::move(bad));
+    }
   }
   return out;
 }

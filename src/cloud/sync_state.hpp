@@ -61,7 +61,10 @@ struct slot_record {
   std::optional<held_conflict> conflict;
   std::optional<refused_change> refused;
   std::string last_error;
-  bool empty() const { return !base && !listed && !conflict && !refused && last_error.empty(); }
+  // The content of saves that lost a conflict here and stay only in this folder's history
+  // (keep_remote): a deletion from another device must not take them with the slot.
+  std::vector<std::string> kept_here;
+  bool empty() const { return !base && !listed && !conflict && !refused && last_error.empty() && kept_here.empty(); }
 };
 
 struct state_document {

@@ -5,6 +5,7 @@
 #include <savekit/detail/percent_encode.hpp>
 #include <savekit/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -180,6 +181,12 @@ result<error_answer> parse_error_answer(std::string_view body) {
   return out;
 }
 
+result<remote_entry> parse_entry(std::string_view body) {
+  result<json_shapes::slot> doc = from_json<json_shapes::slot>(body, lenient);
+  if (!doc) return bad_answer("a slot's entry does not read: " + doc.error().to_string());
+  return entry_of(*doc, false);
+}
+
 void read_meta(std::string_view meta_json, remote_entry& into) {
   result<json_shapes::meta_read> m = from_json<json_shapes::meta_read>(meta_json, lenient);
   if (!m) return;
@@ -192,7 +199,10 @@ void read_meta(std::string_view meta_json, remote_entry& into) {
     into.device = m->sk->device;
     into.device_id = m->sk->device_id;
     into.content = m->sk->content;
-    into.local_saved_at_us = m->sk->saved_at;
+    // Another device's clock, as it says: kept within years 1970-9999 (it is compared and
+    // turned into a time point, where a forged INT64_MIN would overflow).
+    constexpr std::int64_t latest_us = 253402300799'000'000;
+    into.local_saved_at_us = std::clamp<std::int64_t>(m->sk->saved_at, 0, latest_us);
     into.sealed = m->sk->sealed;
   }
 }
@@ -223,7 +233,11 @@ std::string encode_meta(const sent_meta& m) {
   return base64_encode(text, base64_alphabet::url);
 }
 
-std::string slot_target(std::string_view name) { return "/v1/slots/" + savekit::detail::percent_encode(name); }
+std::string slot_target(std::string_view name) {
+  if (name == ".") return "/v1/slots/%2E";
+  if (name == "..") return "/v1/slots/%2E%2E";
+  return "/v1/slots/" + savekit::detail::percent_encode(name);
+}
 
 }  // namespace savekit::cloud::detail
 

@@ -45,6 +45,8 @@ struct error_answer {
   std::optional<remote_entry> slot;
 };
 result<error_answer> parse_error_answer(std::string_view body);
+// The slot's entry a write's 2xx answers with ({"name":…,"version":N,…}).
+result<remote_entry> parse_entry(std::string_view body);
 // An ETag: "N" with N a positive decimal version.
 std::optional<std::int64_t> parse_etag(std::string_view etag);
 // RFC 3339 in UTC as the server writes it ("2026-12-01T20:00:00.000Z"): Unix microseconds.
@@ -61,7 +63,8 @@ std::string encode_meta(const sent_meta& m);
 // malformed members are left empty (another client's metadata is not an error).
 void read_meta(std::string_view meta_json, remote_entry& into);
 
-// A slot name in a URL path: percent-encoded as one segment.
+// A slot name in a URL path: percent-encoded as one segment ("." and ".." as %2E: a dot
+// segment would be removed from the path by the client or a proxy).
 std::string slot_target(std::string_view name);
 
 }  // namespace savekit::cloud::detail

@@ -85,12 +85,16 @@ class cloud_test : public test_server::server_test {
 
   void SetUp() override {
     server_test::SetUp();
-    server_ = start_server({"--rate", "0"});  // the 429 path is the fault tests'
+    server_ = start_server(server_arguments());
     ASSERT_TRUE(server_);
     player_ = unique_player("cloud");
     token_ = creds_.token(player_);
     ASSERT_FALSE(token_.empty());
   }
+
+  // The server's arguments besides its database: no rate limit (the 429 path is the fault
+  // tests').
+  virtual std::vector<std::string> server_arguments() { return {"--rate", "0"}; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
 

@@ -16,6 +16,7 @@ using savekit::cloud::sync_state;
 class CloudFaults : public cloud_test {};
 
 const Game progress{"Aria", 30, {"sword"}};
+const Game fresh{"Aria", 1, {}};
 
 TEST_P(CloudFaults, AnAnswerLostAfterTheServerAppliedTheWriteIsResentTheSameAndStaysPending) {
   device& desk = make_device("desktop");
@@ -166,20 +167,82 @@ TEST_P(CloudFaults, AFullLocalDiskSendsNothing) {
 }
 
 TEST_P(CloudFaults, TheServersRefusalIsFinalUntilTheSaveChanges) {
-  server_ = start_server({"--rate", "0", "--max-slots", "1"});
+  server_ = start_server({"--rate", "0", "--max-save-bytes", "2000"});
   ASSERT_TRUE(server_);
   device& desk = make_device("desktop");
   write(desk, "a", progress);
-  write(desk, "b", progress);
+  write(desk, "b", Game{"Aria", 30, std::vector<std::string>(300, "a potion")});
   auto r = run(desk);
   EXPECT_EQ(said(r, "a").what, outcome::pushed);
   EXPECT_EQ(said(r, "b").what, outcome::failed);
-  EXPECT_EQ(said(r, "b").http_status, 409);
-  EXPECT_EQ(said(r, "b").server_code, "too_many_slots");
+  EXPECT_EQ(said(r, "b").http_status, 413);
+  EXPECT_EQ(said(r, "b").server_code, "too_large");
   const std::size_t puts = desk.net->requests("PUT").size();
   EXPECT_EQ(said(run(desk), "b").what, outcome::failed);
   EXPECT_EQ(desk.net->requests("PUT").size(), puts) << "the same save is not sent again";
   EXPECT_EQ(state_of(desk, "b"), sync_state::local_only);
+  write(desk, "b", progress);  // a new save of it is
+  EXPECT_EQ(said(run(desk), "b").what, outcome::pushed);
+}
+
+// Too many slots is cured by freeing one: the change is kept and sent again, not dropped.
+TEST_P(CloudFaults, TooManySlotsKeepsTheChangeUntilASlotIsFreed) {
+  server_ = start_server({"--rate", "0", "--max-slots", "1"});
+  ASSERT_TRUE(server_);
+  device& desk = make_device("desktop");
+  write(desk, "a", progress);
+  write(desk, "b", fresh);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "a").what, outcome::pushed);
+  EXPECT_EQ(said(r, "b").what, outcome::failed);
+  EXPECT_EQ(said(r, "b").server_code, "too_many_slots");
+  EXPECT_EQ(state_of(desk, "b"), sync_state::pending);
+  ASSERT_TRUE(desk.slots->remove("a"));
+  r = run(desk);  // the kept change goes first (still too many), then the deletion
+  EXPECT_EQ(said(r, "a").what, outcome::deleted);
+  EXPECT_EQ(said(run(desk), "b").what, outcome::pushed) << "the kept change is sent once a slot is free";
+  EXPECT_EQ(state_of(desk, "b"), sync_state::synced);
+}
+
+// Any answer that is not the server's own refusal of the change — a proxy's 404 or 408,
+// a 3xx — keeps it to send again (once it was dropped as refused, never sent again).
+TEST_P(CloudFaults, AnAnswerThatIsNoRefusalKeepsTheChange) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  int answered = 0;
+  desk.net->after =
+      [&](const savekit::cloud::http_request& rq,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (rq.method != "PUT" || answered++ != 0) return got;
+    return savekit::cloud::http_response{.status = 408, .headers = {}, .body = "<html>Request Timeout</html>"};
+  };
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::failed);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::pending);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+}
+
+// An acknowledgement that is not of the change sent (another slot's entry, a version that
+// cannot follow the one replaced) is no acknowledgement: the change stays pending.
+TEST_P(CloudFaults, AnAcknowledgementOfAnotherWriteIsNotTaken) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", fresh);
+  run(desk);
+  run(deck);
+  write(desk, "slot1", progress);
+  desk.net->after =
+      [&](const savekit::cloud::http_request& rq,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (rq.method != "PUT") return got;
+    desk.net->after = nullptr;
+    return savekit::cloud::http_response{.status = 200, .headers = {{"etag", "\"1\""}}, .body = {}};
+  };
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::failed);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::pending);
+  EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(deck, "slot1"), progress);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CloudFaults, ::testing::ValuesIn(test_server::backends()));

@@ -1,6 +1,7 @@
 // The sync's rules (savekit/cloud.hpp, docs/cloud.md), each against a real savekit-server
 // on SQLite and on PostgreSQL, with two or three devices (slots folders) on loopback.
 #include <algorithm>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -352,6 +353,177 @@ TEST_P(CloudSync, SealedSavesSyncWithoutKeysAndStayListable) {
   auto st = deck.sync->status("slot1");
   ASSERT_TRUE(st && st->remote);
   EXPECT_EQ(st->remote->meta.title, "Chapter 9");
+}
+
+// A slot's generation files in a device's folder (s-NAME.N.slot for a plain name), oldest first.
+std::vector<std::filesystem::path> generation_files(const std::filesystem::path& folder, const std::string& base) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string file = entry.path().filename().string();
+    if (file.starts_with(base + ".") && file.ends_with(".slot")) out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+void flip_byte(const std::filesystem::path& file, std::streamoff at) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(at);
+  char c = 0;
+  f.get(c);
+  f.seekp(at);
+  f.put(static_cast<char>(c ^ 0x5A));
+}
+
+// A slot whose saves cannot be read here is not a deleted slot: no deletion is sent, and
+// the other device keeps it.
+TEST_P(CloudSync, ASlotThatCannotBeReadHereIsNeverDeletedAnywhere) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", progress);
+  run(desk);
+  run(deck);
+  for (const auto& file : generation_files(desk.dir, "s-slot1")) flip_byte(file, 12);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::failed);
+  EXPECT_TRUE(desk.net->requests("DELETE").empty()) << "an unreadable slot was taken for a deleted one";
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::unchanged);
+  EXPECT_EQ(read(deck, "slot1"), progress);
+  auto all = desk.sync->status();
+  ASSERT_TRUE(all) << all.error().to_string() << " (one unreadable slot must not hide the others)";
+}
+
+// A newest save that is damaged falls back to an older one when read: that older save is
+// no change of the player's and is never pushed over the cloud's; the cloud's is pulled.
+TEST_P(CloudSync, ADamagedNewestSaveNeverPushesTheOlderOneBack) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", fresh);
+  write(desk, "slot1", progress);
+  run(desk);
+  const auto files = generation_files(desk.dir, "s-slot1");
+  ASSERT_EQ(files.size(), 2u);
+  flip_byte(files.back(), static_cast<std::streamoff>(std::filesystem::file_size(files.back()) - 3));
+  auto r = run(desk);
+  EXPECT_TRUE(desk.net->requests("PUT").size() == 1) << "the older save was pushed over the newer one";
+  EXPECT_EQ(said(r, "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(desk, "slot1"), progress) << "the cloud's copy repairs the slot";
+  run(deck);
+  EXPECT_EQ(read(deck, "slot1"), progress);
+}
+
+// Deleted and started again here (its generations count from 1 again) while the other
+// device saved: both changed, a conflict — never a pull over the new game.
+TEST_P(CloudSync, ASlotDeletedAndSavedAgainIsAChangeEvenAtTheSameGenerationNumber) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", fresh);
+  run(desk);
+  run(deck);
+  ASSERT_TRUE(desk.slots->remove("slot1"));
+  const Game new_game{"Brand", 2, {"stick"}};
+  write(desk, "slot1", new_game);
+  write(deck, "slot1", progress);
+  run(deck);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::conflict);
+  bool both = false;
+  for (const std::string& n : names(desk))
+    if (n != "slot1" && read(desk, n) == progress) both = read(desk, "slot1") == new_game;
+  EXPECT_TRUE(both) << "the new game and the deck's save must both be kept";
+}
+
+// A conflict left open, then the slot deleted here: the next run pulls the cloud's save
+// back, and the conflict is over (it once stayed "conflict" for ever: the model test).
+TEST_P(CloudSync, AConflictIsOverOnceTheSlotIsPulledBack) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "slot1", fresh);
+  run(desk);
+  run(deck);
+  write(desk, "slot1", progress);
+  write(deck, "slot1", Game{"Deck", 9, {}});
+  run(deck);
+  EXPECT_EQ(said(run(desk, policy::ask), "slot1").what, outcome::conflict);
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::conflict);
+  ASSERT_TRUE(desk.slots->remove("slot1"));
+  run(desk);
+  EXPECT_EQ(read(desk, "slot1"), (Game{"Deck", 9, {}}));
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+  EXPECT_FALSE(desk.sync->resolve("slot1", choice::keep_both)) << "no conflict is left to resolve";
+}
+
+// A save answered for another slot's name (a confused server or proxy) is never written.
+TEST_P(CloudSync, ASaveAnsweredUnderAnotherNameIsNeverWritten) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(desk, "a", fresh);
+  write(desk, "b", progress);
+  run(desk);
+  test_server::http_client c(server_->port());
+  auto a_bytes = c.request("GET", "/v1/slots/a", auth(player_));
+  ASSERT_EQ(a_bytes.status, 200);
+  deck.net->after =
+      [&](const savekit::cloud::http_request& rq,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (rq.method != "GET" || rq.target != "/v1/slots/b" || !got) return got;
+    got->body = a_bytes.body;  // as if b moved on since the list (another version: no content to compare)
+    for (auto& [name, value] : got->headers)
+      if (name == "etag") value = "\"2\"";
+    return got;
+  };
+  auto r = run(deck);
+  EXPECT_EQ(said(r, "b").what, outcome::failed);
+  EXPECT_EQ(said(r, "b").error->code(), savekit::errc::damaged);
+  EXPECT_FALSE(deck.slots->info("b")) << "a's save was written as b";
+}
+
+// Plain http carries the token in the clear: only to this machine, unless asked.
+TEST_P(CloudSync, PlainHttpIsForThisMachineOnly) {
+  auto s = savekit::slots::open((dir_.path() / "plain").string());
+  ASSERT_TRUE(s);
+  auto open = [&](std::string url, bool allow = false) {
+    return savekit::cloud::sync::open(
+        *s, {.url = std::move(url), .token = token_, .device = "d", .allow_plain_http = allow});
+  };
+  EXPECT_FALSE(open("http://saves.example.com"));
+  EXPECT_FALSE(open("http://10.0.0.2:8080/"));
+  EXPECT_FALSE(open("https://user:secret@saves.example.com")) << "credentials in the url";
+  EXPECT_TRUE(open("https://saves.example.com"));
+  EXPECT_TRUE(open("http://localhost:8080"));
+  EXPECT_TRUE(open("http://[::1]:8080"));
+  EXPECT_TRUE(open("http://10.0.0.2:8080", true));
+}
+
+// Two syncs of one folder would write one state over each other: the second is refused
+// while the first is open.
+TEST_P(CloudSync, OneFolderHasOneSyncAtATime) {
+  device& desk = make_device("desktop");
+  auto second = savekit::cloud::sync::open(*desk.slots, options_for("desktop"));
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.error().code(), savekit::errc::locked);
+  desk.sync.reset();
+  EXPECT_TRUE(savekit::cloud::sync::open(*desk.slots, options_for("desktop")));
+}
+
+// A save that lost a conflict (prefer_remote) lives in this device's history only; a
+// deletion made on the other device must not take it along (the model test, seed 47).
+TEST_P(CloudSync, ADeletionFromElsewhereKeepsASaveThatLostAConflictHere) {
+  device& desk = make_device("desktop");
+  device& deck = make_device("deck");
+  write(deck, "slot1", fresh);
+  run(deck);
+  write(desk, "slot1", progress);  // never synced here: a conflict with the deck's
+  EXPECT_EQ(said(run(desk, policy::prefer_remote), "slot1").settled, choice::keep_remote);
+  EXPECT_EQ(read(desk, "slot1"), fresh);
+  ASSERT_TRUE(deck.slots->remove("slot1"));
+  run(deck);
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::deleted);
+  const std::string copy = said(r, "slot1").copy;
+  ASSERT_FALSE(copy.empty()) << "the losing save went with the slot";
+  EXPECT_EQ(read(desk, copy), progress);
+  run(deck);
+  EXPECT_EQ(read(deck, copy), progress) << "and it reaches the other device";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CloudSync, ::testing::ValuesIn(test_server::backends()));

@@ -29,6 +29,19 @@ TEST(CloudWire, Sha256GivesThePublishedDigests) {
   EXPECT_EQ(h.hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+// An empty save's bytes reach the hash as a view without storage (a null pointer): the
+// sanitizer build once stopped there, in the middle of a sync, on a memcpy of nothing.
+TEST(CloudWire, Sha256TakesAnEmptyViewWithoutStorage) {
+  savekit::detail::sha256 h;
+  h.update("ab");
+  h.update(std::string_view{});
+  h.update("c");
+  h.update(std::string_view{});
+  EXPECT_EQ(h.hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(savekit::detail::sha256_hex(std::string_view{}),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
 TEST(CloudWire, EtagsAreQuotedPositiveVersions) {
   EXPECT_EQ(parse_etag("\"7\""), 7);
   EXPECT_EQ(parse_etag("\"999999999999999\""), 999999999999999);  // 15 digits: the contract's most

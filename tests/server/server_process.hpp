@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,15 +119,22 @@ class server_process {
         _exit(127);
       }
     }
+    const pid_t test_program = ::getpid();
     s->pid_ = ::fork();
     if (s->pid_ == 0) {
+      // A test program that dies (a sanitizer's report, a crash) takes its servers with it,
+      // and none holds ctest's output pipe: ctest waits for that pipe to close, and a
+      // server left running once made two tests wait out their whole 900 s timeout.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != test_program) _exit(127);
+      const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(log, 1);
       if (to_reader[1] >= 0) {
         ::dup2(to_reader[1], 2);
       } else {
-        const int log = ::open(s->log_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         ::dup2(log, 2);
-        ::close(log);
       }
+      ::close(log);
       for (int fd : how.closed_descriptors) ::close(fd);
       std::vector<char*> args;
       for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
