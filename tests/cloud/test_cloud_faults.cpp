@@ -154,6 +154,12 @@ TEST_P(CloudFaults, BadAnswersAreErrorsAndLocalSavesAreUntouched) {
 
 TEST_P(CloudFaults, AFullLocalDiskSendsNothing) {
   test_support::fault_fs fs;
+  // The device is the fixture's and the file system this test's: the device closes first,
+  // however the test ends (its lock released through fs while fs still lives).
+  struct close_devices_first {
+    std::vector<std::unique_ptr<device>>& devices;
+    ~close_devices_first() { devices.clear(); }
+  } closer{devices_};
   device& desk = make_device("desktop", {.fs = &fs});
   write(desk, "slot1", progress);
   fs.fail_creating(".tmp");  // no file can be made: neither the outbox entry nor the state
