@@ -252,7 +252,9 @@ struct sync::impl {
     if (token_refused(rs, got)) return sent::stop;
     slot_record& rec = rs.doc.slots[e.slot];
     auto learned = [&](std::int64_t version) -> sent {
-      agree(rec, baseline{version, e.op == "put" ? e.content : std::string{}, e.op == "put" ? e.local_generation : 0});
+      const bool put = e.op == "put";
+      agree(rec, baseline{version, put ? e.content : std::string{}, put ? e.local_generation : 0,
+                          put ? e.local_saved_at_us : 0});
       rec.refused.reset();
       remote_entry now;
       now.name = e.slot;
@@ -344,6 +346,7 @@ struct sync::impl {
     if (snap) {
       e.content = snap->content;
       e.local_generation = snap->info.generation;
+      e.local_saved_at_us = us_of(snap->info.saved_at);
       e.meta = encode_meta({&snap->info, o.device, device_id, snap->content});
       e.body = snap->file;
     }
@@ -600,6 +603,13 @@ struct sync::impl {
       return add(rs, failed(name, error{errc::damaged, 0,
                                         "the slot here cannot be read (" + bad->second +
                                             "): it is not synced, and not deleted anywhere, until it can"}));
+    // Nothing changed on either side, told from the load menu's entry alone (no save read,
+    // nothing hashed): the common case of a run.
+    if (const std::optional<baseline>& b = rec.base;
+        b && b->local_saved_at_us != 0 && local_it != rs.local.end() && r && !r->deleted && r->version == b->version &&
+        local_it->second.generation == b->local_generation && !local_it->second.fell_back() &&
+        us_of(local_it->second.saved_at) == b->local_saved_at_us)
+      return add(rs, std::move(said));
     std::optional<slot_snapshot> snap;
     if (local_it != rs.local.end()) {
       result<std::optional<slot_snapshot>> got = slot_sync_access::newest(*folder, name);
@@ -634,8 +644,10 @@ struct sync::impl {
     // Changed here: another save than the one both sides last agreed on (by its content: a
     // slot deleted and saved again starts its generations at 1 again).
     const bool local_changed = b ? (snap ? snap->content != b->content : b->local_generation != 0) : snap.has_value();
-    if (b && snap && !local_changed && snap->info.generation != b->local_generation)
-      rec.base->local_generation = snap->info.generation;  // the same save again (a restore)
+    if (b && snap && !local_changed) {  // the same save (again, by a restore): its generation now
+      rec.base->local_generation = snap->info.generation;
+      rec.base->local_saved_at_us = us_of(snap->info.saved_at);
+    }
     const bool remote_changed = b ? (!r || r->version != b->version) : remote_live;
 
     auto pushing = [&](std::optional<std::int64_t> if_match) {
@@ -878,8 +890,16 @@ struct sync::impl {
                                    "slots one by one, or sync a restored folder)"}));
         continue;
       }
+      const std::size_t reported = rs.out.slots.size();
       bring(rs, name);
-      if (savekit::status saved = files.save_state(rs.doc); !saved) return std::move(saved).error();
+      // What the slot did is kept before the next one: a pull, a deletion here, a conflict
+      // (a push saved the state when it was acknowledged). Nothing done, nothing written —
+      // a run with nothing changed writes the state once, at its end.
+      const bool acted =
+          std::any_of(rs.out.slots.begin() + static_cast<std::ptrdiff_t>(reported), rs.out.slots.end(),
+                      [](const slot_report& s) { return s.what != outcome::unchanged && s.what != outcome::pushed; });
+      if (acted)
+        if (savekit::status saved = files.save_state(rs.doc); !saved) return std::move(saved).error();
     }
     // Records with nothing left to say are dropped.
     for (auto it = rs.doc.slots.begin(); it != rs.doc.slots.end();)

@@ -27,6 +27,7 @@ struct entry_line {
   std::int64_t created_us = 0;
   std::uint64_t body_bytes = 0;
   std::string body_sha256;
+  std::int64_t local_saved_at_us = 0;
 };
 
 }  // namespace
@@ -124,6 +125,7 @@ result<std::vector<outbox_entry>> sync_files::load_outbox(std::vector<std::strin
     e.meta = std::move(line->meta);
     e.content = std::move(line->content);
     e.local_generation = line->local_generation;
+    e.local_saved_at_us = line->local_saved_at_us;
     e.created_us = line->created_us;
     e.body_bytes = line->body_bytes;
     e.body_sha256 = std::move(line->body_sha256);
@@ -146,7 +148,8 @@ status sync_files::add_entry(const outbox_entry& e) {
                   e.local_generation,
                   e.created_us,
                   e.body.size(),
-                  savekit::detail::sha256_hex(e.body)};
+                  savekit::detail::sha256_hex(e.body),
+                  e.local_saved_at_us};
   std::string bytes = to_json(line, state_json);
   bytes += '\n';
   bytes += e.body;

@@ -42,6 +42,9 @@ struct baseline {
   std::int64_t version = 0;            // the server's version
   std::string content;                 // content_of the save at that version
   std::uint64_t local_generation = 0;  // the local generation holding it (0: the slot is deleted on both sides)
+  // That generation's saved_at (0: not known yet): with the generation, what tells it from a
+  // slot deleted and saved again without reading the save (a run with nothing changed).
+  std::int64_t local_saved_at_us = 0;
 };
 
 struct held_conflict {
@@ -86,6 +89,7 @@ struct outbox_entry {
   std::string meta;                      // Savekit-Meta as sent (base64url)
   std::string content;
   std::uint64_t local_generation = 0;  // the generation sent (put)
+  std::int64_t local_saved_at_us = 0;  // and its saved_at
   std::int64_t created_us = 0;
   std::uint64_t body_bytes = 0;
   std::string body_sha256;

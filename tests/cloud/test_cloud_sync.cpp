@@ -403,6 +403,9 @@ TEST_P(CloudSync, ADamagedNewestSaveNeverPushesTheOlderOneBack) {
   const auto files = generation_files(desk.dir, "s-slot1");
   ASSERT_EQ(files.size(), 2u);
   flip_byte(files.back(), static_cast<std::streamoff>(std::filesystem::file_size(files.back()) - 3));
+  // The game loads the slot: the damage is found, the older save read (a run reads the load
+  // menu's headers only while nothing changed, and cannot see a payload's damage first).
+  EXPECT_EQ(read(desk, "slot1"), fresh);
   auto r = run(desk);
   EXPECT_TRUE(desk.net->requests("PUT").size() == 1) << "the older save was pushed over the newer one";
   EXPECT_EQ(said(r, "slot1").what, outcome::pulled);
