@@ -616,30 +616,6 @@ struct sync::impl {
       if (!got) return add(rs, failed(name, std::move(got).error()));
       snap = std::move(*got);
     }
-    // The newest save here is damaged and an older one reads: that older save is no change
-    // of the player's, never pushed over the server's. The server's save, if it differs,
-    // is pulled (the damaged one stays set aside, the older one in history).
-    if (snap && snap->info.fell_back()) {
-      if (remote_live && r->content != snap->content) {
-        rec.base.reset();
-        remote_entry remote = *r;
-        slot_report pulled;
-        pulled.name = name;
-        result<std::string> file = download_file(rs, name, remote, pulled);
-        if (!file) {
-          if (!rs.fatal) add(rs, std::move(pulled));
-          return;
-        }
-        result<std::uint64_t> written = write_remote(name, *file, snap->info.generation);
-        if (!written) return add(rs, failed(name, std::move(written).error()));
-        agree(rec, baseline{remote.version, remote.content, *written});
-        pulled.what = outcome::pulled;
-        pulled.version = static_cast<std::uint64_t>(remote.version);
-        return add(rs, std::move(pulled));
-      }
-      return add(rs, failed(name, error{errc::damaged, 0,
-                                        "the newest save here is damaged (an older one reads): it is not pushed"}));
-    }
     const std::optional<baseline>& b = rec.base;
     // Changed here: another save than the one both sides last agreed on (by its content: a
     // slot deleted and saved again starts its generations at 1 again).
@@ -708,6 +684,14 @@ struct sync::impl {
       add(rs, std::move(said));
     };
 
+    // The newest save here is damaged and an older one reads: that older save is no change
+    // of the player's, never pushed over the server's. The server's save, if it differs,
+    // is pulled (the damaged one stays set aside, the older one in history).
+    if (snap && snap->info.fell_back()) {
+      if (remote_live && r->content != snap->content) return pulling();
+      return add(rs, failed(name, error{errc::damaged, 0,
+                                        "the newest save here is damaged (an older one reads): it is not pushed"}));
+    }
     if (!b) {
       if (snap && !remote_live) return pushing(std::nullopt);  // only here: pushed (a tombstone is no save)
       if (!snap && remote_live) return pulling();              // only there: pulled
