@@ -137,7 +137,7 @@ struct options {
   std::chrono::milliseconds backoff_first{200};
   std::chrono::milliseconds backoff_cap{5'000};
   std::string ca_file = {};  // TLS: a CA bundle instead of the system's (verification stays on)
-  // Plain http:// is taken for this machine only (127.x, localhost, [::1]): elsewhere the
+  // Plain http:// is taken for this machine only (127.x.x.x, localhost, [::1]): elsewhere the
   // token would cross the network in the clear. true allows it (a test server on a LAN).
   bool allow_plain_http = false;
   completion_thread completions = completion_thread::worker;  // where run_async's done runs

@@ -561,11 +561,12 @@ struct sync::impl {
 
   // Before a slot is deleted here for a deletion made elsewhere: the newest generation of
   // it holding a save that lost a conflict here (rec.kept_here) becomes a slot of its own,
-  // named as a keep_both copy after this device, and is pushed.
-  void keep_losers(run_state& rs, const std::string& name, slot_report& said) {
+  // named as a keep_both copy after this device, and is pushed. An error if it could not
+  // be kept (a sealed save cannot take another name without the key): the slot then stays.
+  savekit::status keep_losers(run_state& rs, const std::string& name, slot_report& said) {
     slot_record& rec = rs.doc.slots[name];
     result<std::vector<generation_info>> gens = folder->history(name);
-    if (!gens) return;
+    if (!gens) return std::move(gens).error();
     for (const generation_info& g : *gens) {  // newest first
       if (g.damaged) continue;
       result<slot_snapshot> loser = slot_sync_access::generation(*folder, name, g.generation);
@@ -575,7 +576,8 @@ struct sync::impl {
       mine.device = o.device;
       mine.local_saved_at_us = us_of(loser->info.saved_at);
       const std::string copy = copy_name(rs, name, mine);
-      if (!write_remote(copy, loser->file, 0)) return;
+      if (result<std::uint64_t> written = write_remote(copy, loser->file, 0); !written)
+        return std::move(written).error();
       said.copy = copy;
       result<std::optional<slot_snapshot>> kept = slot_sync_access::newest(*folder, copy);
       if (kept && *kept) {
@@ -584,8 +586,9 @@ struct sync::impl {
         copied.name = copy;
         if (push(rs, copy, **kept, std::nullopt, copied) != sent::stop) add(rs, std::move(copied));
       }
-      return;
+      return {};
     }
+    return {};
   }
 
   // Brings one slot in step (the table in docs/cloud.md, "How a slot is decided").
@@ -731,7 +734,12 @@ struct sync::impl {
       // Deleted there, unchanged here: deleted here too (the server keeps its versions) —
       // but a save that lost a conflict here and that the server never had is first kept
       // as a slot of its own, as keep_both would have.
-      if (!rec.kept_here.empty()) keep_losers(rs, name, said);
+      if (!rec.kept_here.empty())
+        if (savekit::status kept = keep_losers(rs, name, said); !kept)
+          return add(rs, failed(name, error{kept.error().code(), 0,
+                                            "deleted on another device, but a save that lost a conflict here could "
+                                            "not be kept as a slot of its own (" +
+                                                kept.error().message() + "): not deleted here"}));
       savekit::status removed = slot_sync_access::remove_if_unmoved(*folder, name, snap->info.generation);
       if (!removed) {
         if (removed.error().code() == errc::already_exists) return add(rs, std::move(said));
@@ -1001,7 +1009,10 @@ result<sync> sync::open(slots& s, options o) {
       return error{errc::invalid_value, 0, "options.url must not hold credentials (user@): give options.token"};
     const std::string_view host = authority.starts_with("[") ? authority.substr(0, authority.find(']') + 1)
                                                              : authority.substr(0, authority.find(':'));
-    const bool loopback = host == "localhost" || host == "[::1]" || host.starts_with("127.");
+    // 127.0.0.0/8 written as an address: "127.example.com" is a name anyone may own.
+    const bool loopback_v4 =
+        host.starts_with("127.") && host.find_first_not_of("0123456789.") == std::string_view::npos;
+    const bool loopback = host == "localhost" || host == "[::1]" || loopback_v4;
     if (o.url.starts_with("http://") && !loopback && !o.allow_plain_http)
       return error{errc::invalid_value, 0,
                    "options.url is plain http to another machine: the token would cross the network in the clear "

@@ -338,7 +338,7 @@ TEST_P(CloudSync, AWipedFolderPushesNoDeletions) {
 
 TEST_P(CloudSync, SealedSavesSyncWithoutKeysAndStayListable) {
   // The game's own bytes, as a sealed save would be to the server: opaque. (The sealed
-  // payload itself is tested with keys in test_cloud_sealed when libsodium is built.)
+  // payload itself is tested with keys in test_cloud_sealed.cpp when libsodium is built.)
   device& desk = make_device("desktop");
   ASSERT_TRUE(desk.slots->write_bytes("slot1", std::string("\x00\x01\xff\xfe", 4), savekit::object_encoding::bytes, 3,
                                       {.title = "Chapter 9"}));
@@ -490,6 +490,8 @@ TEST_P(CloudSync, PlainHttpIsForThisMachineOnly) {
   };
   EXPECT_FALSE(open("http://saves.example.com"));
   EXPECT_FALSE(open("http://10.0.0.2:8080/"));
+  EXPECT_FALSE(open("http://127.attacker.example/")) << "a name, not a loopback address";
+  EXPECT_TRUE(open("http://127.0.0.1:8080"));
   EXPECT_FALSE(open("https://user:secret@saves.example.com")) << "credentials in the url";
   EXPECT_TRUE(open("https://saves.example.com"));
   EXPECT_TRUE(open("http://localhost:8080"));
