@@ -61,9 +61,10 @@ run_wasm() {
   npm ci --prefix tests/web --no-audit --no-fund --loglevel=error || return 1
   # zstd and libsodium as WebAssembly, from Debian's source packages (sealed saves).
   scripts/build-wasm-deps.sh build/wasm-deps || return 1
-  # The native half of the portability tests (native writes, wasm reads, and back).
+  # The native half of the portability tests (native writes, wasm reads, and back), and the
+  # savekit-server the browser's cloud sync test syncs with.
   cmake --preset dev >/dev/null || return 1
-  cmake --build --preset dev -j "$jobs" --target test_portability || return 1
+  cmake --build --preset dev -j "$jobs" --target test_portability savekit_server || return 1
   run_preset emscripten
 }
 

@@ -32,6 +32,7 @@ struct run_lines {
   std::vector<slot_line> slots;
   std::uint32_t requests = 0;
   bool all_synced = false;
+  std::vector<std::string> unreadable_entries = {};
 };
 struct state_line {
   std::string name, state;
@@ -133,6 +134,13 @@ int cmd_sync(const cloud_options& o) {
       out.write(text + "\n");
     }
     lines.slots.push_back(std::move(l));
+  }
+  for (const std::string& file : r->unreadable_entries) {
+    worse(failure);
+    lines.unreadable_entries.push_back(file);
+    if (!o.json)
+      out.write("an outbox file could not be read; it was not sent and is kept as " + terminal_safe(file, false) +
+                "\n");
   }
   if (o.json)
     out.write(savekit::to_json(lines, document_options) + "\n");

@@ -80,7 +80,11 @@ struct slot_report {
 struct report {
   std::vector<slot_report> slots = {};  // by name
   std::uint32_t requests = 0;           // HTTP requests the run made (retries included)
-  // Nothing failed and no conflict was left open.
+  // Outbox files that could not be read (damaged on the disk), never sent: set aside (as
+  // .savekit-sync.damaged.<id>, named here once) for a person to look at. Their slots are
+  // decided again from the slot and the server.
+  std::vector<std::string> unreadable_entries = {};
+  // Nothing failed, no conflict was left open, and no outbox file was unreadable.
   bool all_synced() const;
   std::size_t count(outcome what) const;
   const slot_report* find(std::string_view name) const;
@@ -104,6 +108,9 @@ struct http_request {
   std::string target = {};  // "/v1/slots/NAME"
   std::vector<std::pair<std::string, std::string>> headers = {};
   std::string_view body = {};
+  // A larger answer is cut (errc::network): what the request can need, not what a server
+  // may send. 0: the largest save's size (1 GiB + 1 MiB).
+  std::uint64_t max_answer_bytes = 0;
 };
 struct http_response {
   int status = 0;
@@ -165,17 +172,23 @@ class sync {
 
   sync(sync&&) noexcept;
   sync& operator=(sync&&) noexcept;
-  ~sync();  // waits for a run in progress and runs pending callbacks
+  // Waits for a run in progress and runs pending callbacks. In the browser (which cannot
+  // wait) a run under way stops at its next slot and its callbacks still run: keep the
+  // slots open until they have.
+  ~sync();
 
   // Syncs every slot, both ways. An error only when the run could not start (the list did
   // not come, the folder is read-only, the token was refused); anything else is per slot
-  // in the report. Blocks: for tools, or a thread of the game's own.
+  // in the report. Blocks: for tools, or a thread of the game's own. In the browser use
+  // run_async (run() suspends its caller's stack through Asyncify, and a second run while
+  // one is under way is errc::locked).
   result<report> run();
   result<report> run(cloud::policy p);  // every slot, with this policy for a conflict
   // One slot, with a policy of its own for a conflict (the options' if none).
   result<report> run(std::string_view name, std::optional<cloud::policy> p = {});
   // run() on the sync's own thread; done runs as options.completions says. A call while a
-  // run is queued joins that run.
+  // run is queued joins that run. In the browser the run starts from a timer of its own
+  // and waits on fetch() and IndexedDB without blocking the page.
   void run_async(std::function<void(result<report>)> done);
   std::size_t poll();  // completion_thread::poll: runs finished callbacks here
 
@@ -195,6 +208,7 @@ class sync {
 
  private:
   explicit sync(std::unique_ptr<impl> i);
+  static void retire(std::unique_ptr<impl> i);
   std::unique_ptr<impl> impl_;
 };
 

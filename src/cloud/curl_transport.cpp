@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -41,12 +42,34 @@ int seek_body(void* user, curl_off_t offset, int origin) {
 
 struct answer {
   http_response response;
+  std::size_t limit = max_answer_bytes;
   bool too_large = false;
+  // The stall timeout, ours: libcurl's low-speed check does not run while a sent request
+  // waits for its answer, which is where a server or a proxy that never answers leaves it.
+  std::chrono::milliseconds stall_timeout{0};
+  std::chrono::steady_clock::time_point moved_at = std::chrono::steady_clock::now();
+  curl_off_t moved = -1;  // bytes down + up when last seen
+  bool stalled = false;
 };
+
+int watch_progress(void* user, curl_off_t down_total, curl_off_t down_now, curl_off_t up_total, curl_off_t up_now) {
+  (void)down_total;
+  (void)up_total;
+  auto* a = static_cast<answer*>(user);
+  const auto now = std::chrono::steady_clock::now();
+  if (down_now + up_now != a->moved) {
+    a->moved = down_now + up_now;
+    a->moved_at = now;
+    return 0;
+  }
+  if (now - a->moved_at < a->stall_timeout) return 0;
+  a->stalled = true;
+  return 1;  // libcurl stops with CURLE_ABORTED_BY_CALLBACK
+}
 
 std::size_t write_answer(char* from, std::size_t size, std::size_t n, void* user) {
   auto* a = static_cast<answer*>(user);
-  if (a->response.body.size() + size * n > max_answer_bytes) {
+  if (a->response.body.size() + size * n > a->limit) {
     a->too_large = true;
     return 0;  // libcurl stops with CURLE_WRITE_ERROR
   }
@@ -111,6 +134,12 @@ class curl_transport final : public transport {
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, nullptr);
 
     answer got;
+    got.stall_timeout = stall_timeout_;
+    if (request.max_answer_bytes != 0 && request.max_answer_bytes < max_answer_bytes)
+      got.limit = static_cast<std::size_t>(request.max_answer_bytes);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, watch_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &got);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_answer);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &got);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_line);
@@ -142,7 +171,9 @@ class curl_transport final : public transport {
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
     if (done != CURLE_OK) {
       std::string why = problem[0] != '\0' ? problem : curl_easy_strerror(done);
-      if (got.too_large) why = "the answer is larger than any save";
+      if (got.too_large)
+        why = "the answer is larger than this request can need (" + std::to_string(got.limit) + " bytes)";
+      if (got.stalled) why = "nothing moved for " + std::to_string(stall_timeout_.count()) + " ms";
       return error{errc::network, 0, "no answer from " + url_ + ": " + why};
     }
     long status = 0;

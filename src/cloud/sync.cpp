@@ -33,7 +33,11 @@
 #include "../slot_sync_access.hpp"
 #include "sync_state.hpp"
 #include "wire.hpp"
-#ifndef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+
+#include "../web/fetch_transport.hpp"
+#else
 #include "curl_transport.hpp"
 #endif
 
@@ -90,6 +94,24 @@ slot_info info_of_remote(const remote_entry& r) {
 
 bool is_retryable(int status) { return status == 429 || status >= 500; }
 
+// What an answer can need: a write's is an entry or an error (a few KB); a list holds at
+// most the server's slots per player with their metadata. A server sending more is cut, not
+// believed (and not given the memory).
+constexpr std::uint64_t max_write_answer = std::uint64_t{1} << 20;
+constexpr std::uint64_t max_list_answer = std::uint64_t{64} << 20;
+
+#ifndef __EMSCRIPTEN__
+// Natively a wait is a sleep (the run has a thread of its own), and a file system is
+// durable when its sync calls return. In the browser both let the page run
+// (web/fetch_transport.hpp).
+void pause_for(std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }
+savekit::status wait_until_durable(file_system& fs) {
+  std::optional<savekit::status> outcome;
+  fs.when_durable([&outcome](savekit::status s) { outcome = std::move(s); });
+  return outcome ? std::move(*outcome) : savekit::status{};
+}
+#endif
+
 }  // namespace
 
 // ---- the engine ----------------------------------------------------------------------------
@@ -101,6 +123,15 @@ struct sync::impl {
   sync_files files;
   std::string device_id;
   std::mutex run_mutex;  // one run (or resolve) at a time
+  // Natively a second run waits for the first. In the browser it cannot wait (one thread;
+  // the first is suspended in a request): it is refused, and the lock is empty.
+  std::unique_lock<std::mutex> lock_runs() {
+#ifdef __EMSCRIPTEN__
+    return std::unique_lock{run_mutex, std::try_to_lock};
+#else
+    return std::unique_lock{run_mutex};
+#endif
+  }
   std::atomic<bool> closing{false};
 
   // run_async: callbacks of the run queued and not yet started; finished ones for poll().
@@ -109,6 +140,9 @@ struct sync::impl {
   bool run_queued = false;
   std::vector<std::pair<std::function<void(result<report>)>, result<report>>> finished;
   savekit::detail::background_worker worker;
+  void run_queued_now();
+  bool async_running = false;  // browser: run_async's run is under way (suspended, perhaps)
+  bool orphaned = false;       // browser: the sync was closed meanwhile; the run frees this
 
   impl(slots& s, options opts, std::shared_ptr<cloud::transport> t)
       : folder(&s),
@@ -154,7 +188,22 @@ struct sync::impl {
     std::optional<cloud::policy> policy;
     bool lists_deleted = true;
     std::optional<error> fatal;  // the token was refused: the run stops
+    // Entries the server acknowledged, whose answers are learned in doc but not yet durable:
+    // removed by save_state(rs) once they are (sync_state.hpp invariant 3). Saving the state
+    // once per batch, not per acknowledgement, is what a first sync of many slots costs.
+    std::vector<outbox_entry> acknowledged;
   };
+  static constexpr std::size_t acknowledgement_batch = 32;
+
+  // Saves the run's state, then removes the entries whose answers it holds.
+  savekit::status save_state(run_state& rs) {
+    savekit::status saved = files.save_state(rs.doc);
+    if (saved) {
+      (void)files.remove_entries(rs.acknowledged);  // one left behind is resent, and answered as before
+      rs.acknowledged.clear();
+    }
+    return saved;
+  }
 
   // ---- requests ----
 
@@ -174,9 +223,13 @@ struct sync::impl {
           if (!after.empty() && after.size() < 6 && std::all_of(after.begin(), after.end(), ::isdigit))
             pause = std::max(pause, std::chrono::milliseconds{std::stoll(after) * 1000});
         }
-        std::this_thread::sleep_for(std::min(pause, o.backoff_cap));
+        pause_for(std::min(pause, o.backoff_cap));
         wait = std::min(wait * 2, o.backoff_cap);
       }
+      // What the request stands on (the outbox entry above all) is durable before it goes:
+      // at once on a disk; in the browser, once IndexedDB's transaction has completed.
+      if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable)
+        return std::move(durable).error();
       ++rs.out.requests;
       last = net->send(request);
       if (last && !is_retryable(last->status)) return last;
@@ -226,6 +279,7 @@ struct sync::impl {
   http_request request_of(const outbox_entry& e) const {
     http_request r;
     r.method = e.op == "put" ? "PUT" : "DELETE";
+    r.max_answer_bytes = max_write_answer;
     r.target = slot_target(e.slot);
     r.headers = auth();
     r.headers.push_back({"Savekit-Write-Id", e.write_id});
@@ -267,11 +321,12 @@ struct sync::impl {
       now.saved_at_us = now_us();
       rec.listed = now;
       rs.remote[e.slot] = now;
-      if (savekit::status saved = files.save_state(rs.doc); !saved) {
-        said = failed(e.slot, saved.error());
-        return sent::unanswered;  // the entry stays: its replay is answered as this one
-      }
-      (void)files.remove_entry(e);
+      rs.acknowledged.push_back(e);
+      if (rs.acknowledged.size() >= acknowledgement_batch)
+        if (savekit::status saved = save_state(rs); !saved) {
+          said = failed(e.slot, saved.error());
+          return sent::unanswered;  // the entries stay: their replays are answered as these
+        }
       said.what = e.op == "put" ? outcome::pushed : outcome::deleted;
       said.version = static_cast<std::uint64_t>(version);
       return sent::acknowledged;
@@ -329,7 +384,7 @@ struct sync::impl {
     // A definite refusal: the save stays here, not sent again until it changes.
     said = failed_on(e.slot, got, "the server refused the change");
     rec.refused = refused_change{e.content, status, said.server_code, said.error ? said.error->message() : ""};
-    (void)files.save_state(rs.doc);
+    (void)save_state(rs);
     (void)files.remove_entry(e);
     return sent::refused;
   }
@@ -350,6 +405,14 @@ struct sync::impl {
       e.meta = encode_meta({&snap->info, o.device, device_id, snap->content});
       e.body = snap->file;
     }
+    // One entry per slot on disk (sync_state.hpp invariant 2): an acknowledged one of this
+    // slot still there goes first.
+    if (std::any_of(rs.acknowledged.begin(), rs.acknowledged.end(),
+                    [&](const outbox_entry& a) { return a.slot == name; }))
+      if (savekit::status saved = save_state(rs); !saved) {
+        said = failed(name, saved.error());
+        return sent::unanswered;
+      }
     if (savekit::status recorded = files.add_entry(e); !recorded) {
       said = failed(
           name, error{recorded.error().code(), 0,
@@ -610,8 +673,8 @@ struct sync::impl {
     // nothing hashed): the common case of a run.
     if (const std::optional<baseline>& b = rec.base;
         b && b->local_saved_at_us != 0 && local_it != rs.local.end() && r && !r->deleted && r->version == b->version &&
-        local_it->second.generation == b->local_generation && !local_it->second.fell_back() &&
-        us_of(local_it->second.saved_at) == b->local_saved_at_us)
+        (r->content.empty() || r->content == b->content) && local_it->second.generation == b->local_generation &&
+        !local_it->second.fell_back() && us_of(local_it->second.saved_at) == b->local_saved_at_us)
       return add(rs, std::move(said));
     std::optional<slot_snapshot> snap;
     if (local_it != rs.local.end()) {
@@ -627,7 +690,13 @@ struct sync::impl {
       rec.base->local_generation = snap->info.generation;
       rec.base->local_saved_at_us = us_of(snap->info.saved_at);
     }
-    const bool remote_changed = b ? (!r || r->version != b->version) : remote_live;
+    // Changed there: another version than the baseline's — or the same version number with
+    // another save in it (the server's history was rewritten: restored from a backup, then
+    // written to again by another device).
+    const bool remote_changed =
+        b ? (!r || r->version != b->version ||
+             (remote_live && !r->content.empty() && !b->content.empty() && r->content != b->content))
+          : remote_live;
 
     auto pushing = [&](std::optional<std::int64_t> if_match) {
       if (snap && rec.refused && rec.refused->content == snap->content) {
@@ -709,6 +778,14 @@ struct sync::impl {
       rec.base.reset();
       return add(rs, std::move(said));
     }
+    // The server went back in time (restored from a backup): the versions it acknowledged
+    // since are gone there, and this device's save is the newest acknowledged one. It is
+    // pushed again, over what the server holds now — never the older save pulled over it.
+    if (r->version < b->version && snap) return pushing(r->deleted ? std::nullopt : std::optional{r->version});
+    // The baseline's version number holds another save: the server went back and another
+    // device wrote on the older save since. Both sides changed from that older save: a
+    // conflict, settled by the policy (this device's save never pulled over silently).
+    if (snap && remote_live && r->version == b->version && remote_changed) return conflict();
     if (!remote_changed) {
       if (!local_changed) return add(rs, std::move(said));
       if (snap) return pushing(r->deleted ? std::nullopt : std::optional{r->version});
@@ -786,8 +863,7 @@ struct sync::impl {
     device_id = rs.doc.device_id;
 
     // 1. What an earlier run left unanswered, first (invariant 2 of sync_state.hpp).
-    std::vector<std::string> damaged;
-    result<std::vector<outbox_entry>> entries = files.load_outbox(&damaged);
+    result<std::vector<outbox_entry>> entries = files.load_outbox(&rs.out.unreadable_entries);
     if (!entries) return std::move(entries).error();
     std::vector<slot_report> resent;
     for (const outbox_entry& e : *entries) {
@@ -804,28 +880,29 @@ struct sync::impl {
       }
     }
     if (rs.fatal) {
-      (void)files.save_state(rs.doc);
+      (void)save_state(rs);
       return *rs.fatal;
     }
 
     // 2. The server's slots, once.
     http_request list;
     list.method = "GET";
+    list.max_answer_bytes = max_list_answer;
     list.target = "/v1/slots?deleted=true";
     list.headers = auth();
     result<http_response> got = exchange(rs, list);
     if (token_refused(rs, got)) {
-      (void)files.save_state(rs.doc);
+      (void)save_state(rs);
       return *rs.fatal;
     }
     if (!got || got->status != 200) {
-      (void)files.save_state(rs.doc);
+      (void)save_state(rs);
       slot_report why = failed_on("", got, "the server's list of slots could not be had");
       return *why.error;
     }
     result<slot_listing> listing = parse_listing(got->body);
     if (!listing) {
-      (void)files.save_state(rs.doc);
+      (void)save_state(rs);
       return std::move(listing).error();
     }
     rs.lists_deleted = listing->lists_deleted;
@@ -872,7 +949,7 @@ struct sync::impl {
     // 4. Each slot (a conflict's kept copy is pushed by the conflict, and skipped here).
     for (const std::string& name : names) {
       if (only && name != *only) continue;
-      if (rs.blocked.contains(name) || rs.fatal) continue;
+      if (rs.blocked.contains(name) || rs.fatal || closing) continue;
       if (std::any_of(rs.out.slots.begin(), rs.out.slots.end(), [&](const slot_report& s) { return s.name == name; }))
         continue;
       slot_record& rec = rs.doc.slots[name];
@@ -891,12 +968,15 @@ struct sync::impl {
           std::any_of(rs.out.slots.begin() + static_cast<std::ptrdiff_t>(reported), rs.out.slots.end(),
                       [](const slot_report& s) { return s.what != outcome::unchanged && s.what != outcome::pushed; });
       if (acted)
-        if (savekit::status saved = files.save_state(rs.doc); !saved) return std::move(saved).error();
+        if (savekit::status saved = save_state(rs); !saved) return std::move(saved).error();
     }
     // Records with nothing left to say are dropped.
     for (auto it = rs.doc.slots.begin(); it != rs.doc.slots.end();)
       it = it->second.empty() ? rs.doc.slots.erase(it) : std::next(it);
-    if (savekit::status saved = files.save_state(rs.doc); !saved) return std::move(saved).error();
+    if (savekit::status saved = save_state(rs); !saved) return std::move(saved).error();
+    // What the report says is kept here (in the browser: once IndexedDB has it).
+    if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable)
+      return std::move(durable).error();
     if (rs.fatal) return *rs.fatal;
     // A change an earlier run left unanswered, acknowledged now: "pushed", unless the slot
     // did more since.
@@ -915,7 +995,8 @@ struct sync::impl {
 
   result<report> run(std::optional<std::string> only, std::optional<cloud::policy> p) {
     if (o.token.empty()) return error{errc::invalid_value, 0, "no token: the sync was opened for status only"};
-    std::lock_guard lock(run_mutex);
+    std::unique_lock lock = lock_runs();
+    if (!lock) return error{errc::locked, 0, "a run of this sync is under way: use run_async to join it"};
     return run_locked(std::move(only), p);
   }
 
@@ -960,12 +1041,15 @@ struct sync::impl {
     } else {
       const baseline& b = *rec.base;
       const bool local_changed = *snap ? (*snap)->content != b.content : b.local_generation != 0;
-      const bool remote_changed = !rec.listed || rec.listed->version != b.version;
+      const bool rolled_back = rec.listed && rec.listed->version < b.version && *snap;  // pushed again
+      const bool remote_changed = !rolled_back && (!rec.listed || rec.listed->version != b.version ||
+                                                   (!rec.listed->deleted && !rec.listed->content.empty() &&
+                                                    !b.content.empty() && rec.listed->content != b.content));
       if (!*snap && !remote_live && b.local_generation == 0)
         return error{errc::not_found, 0, "slot '" + name + "' is deleted here and on the server"};
       if (local_changed && remote_changed && !(rec.listed && rec.listed->deleted && !*snap))
         s.state = sync_state::conflict;
-      else if (local_changed)
+      else if (local_changed || rolled_back)
         s.state = sync_state::pending;
       else if (remote_changed)
         s.state = sync_state::remote_only;
@@ -982,17 +1066,12 @@ sync::sync(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 sync::sync(sync&&) noexcept = default;
 sync& sync::operator=(sync&& other) noexcept {
   if (this != &other) {
-    if (impl_) impl_->worker.stop();
+    retire(std::move(impl_));
     impl_ = std::move(other.impl_);
   }
   return *this;
 }
-sync::~sync() {
-  if (!impl_) return;
-  impl_->closing = true;
-  impl_->worker.stop();
-  (void)poll();
-}
+sync::~sync() { retire(std::move(impl_)); }
 
 result<sync> sync::open(slots& s, options o) {
   if (o.device.empty() || o.device.size() > 64 || !slots::check_name(o.device))
@@ -1023,12 +1102,12 @@ result<sync> sync::open(slots& s, options o) {
   std::shared_ptr<cloud::transport> net = o.transport;
   if (!net) {
 #ifdef __EMSCRIPTEN__
-    return error{errc::invalid_value, 0, "no transport: the browser's sync is not built yet (docs/cloud.md)"};
+    result<std::shared_ptr<cloud::transport>> made = make_fetch_transport(o);
 #else
     result<std::shared_ptr<cloud::transport>> made = make_curl_transport(o);
+#endif
     if (!made) return std::move(made).error();
     net = std::move(*made);
-#endif
   }
   auto i = std::make_unique<impl>(s, std::move(o), std::move(net));
   if (!slot_sync_access::read_only(s)) {
@@ -1059,35 +1138,85 @@ result<report> sync::run(std::string_view name, std::optional<cloud::policy> p) 
   return impl_->run(std::string{name}, p);
 }
 
+// run_async's run: takes the callbacks queued so far, runs, and hands them the report.
+void sync::impl::run_queued_now() {
+  std::vector<std::function<void(result<report>)>> callbacks;
+  {
+    std::lock_guard l(async_mutex);
+    callbacks.swap(waiting);
+    run_queued = false;
+  }
+  result<report> r = error{errc::io_error, 0, "the run failed"};
+  if (closing) {
+    r = error{errc::io_error, 0, "the sync was closed before its run began"};
+  } else {
+    savekit::status ran = savekit::detail::guarded("cloud sync", [&]() -> savekit::status {
+      r = run(std::nullopt, std::nullopt);
+      return {};
+    });
+    if (!ran) r = std::move(ran).error();
+  }
+  for (auto& cb : callbacks) {
+    if (!cb) continue;
+    if (o.completions == completion_thread::worker || orphaned) {  // an orphan is never polled again
+      savekit::detail::call_safely(cb, r);
+    } else {
+      std::lock_guard l(async_mutex);
+      finished.emplace_back(std::move(cb), r);
+    }
+  }
+}
+
+#ifdef __EMSCRIPTEN__
+// In the browser run_async's run starts from a timer of its own, never inside the game's
+// call: its requests suspend that stack (Asyncify), and the game's call has returned long
+// before. A sync closed meanwhile is freed here, when its run has ended.
+extern "C" EMSCRIPTEN_KEEPALIVE void savekit_cloud_run_queued(void* pointer) {
+  auto* i = static_cast<sync::impl*>(pointer);
+  i->async_running = true;
+  i->run_queued_now();
+  i->async_running = false;
+  if (i->orphaned) delete i;
+}
+// clang-format off
+EM_JS(void, savekit_cloud_schedule_run, (void* pointer), {
+  setTimeout(function() { Module._savekit_cloud_run_queued(pointer); }, 0);
+});
+// clang-format on
+#endif
+
+// Closes a sync: natively after its thread has run what is queued; in the browser, a run
+// under way or queued keeps the state alive and frees it when it ends (closing stops it at
+// its next slot; the slots must stay open until its callbacks have run).
+void sync::retire(std::unique_ptr<impl> i) {
+  if (!i) return;
+  i->closing = true;
+#ifdef __EMSCRIPTEN__
+  if (i->async_running || i->run_queued) {
+    i->orphaned = true;
+    (void)i.release();
+    return;
+  }
+#endif
+  i->worker.stop();
+  std::vector<std::pair<std::function<void(result<report>)>, result<report>>> ready;
+  {
+    std::lock_guard lock(i->async_mutex);
+    ready.swap(i->finished);
+  }
+  for (auto& [cb, r] : ready) savekit::detail::call_safely(cb, r);
+}
+
 void sync::run_async(std::function<void(result<report>)> done) {
   impl* i = impl_.get();
   std::lock_guard lock(i->async_mutex);
   i->waiting.push_back(std::move(done));
   if (i->run_queued) return;  // joins the run queued
   i->run_queued = true;
-  const bool posted = i->worker.post([i] {
-    std::vector<std::function<void(result<report>)>> callbacks;
-    {
-      std::lock_guard l(i->async_mutex);
-      callbacks.swap(i->waiting);
-      i->run_queued = false;
-    }
-    result<report> r = error{errc::io_error, 0, "the run failed"};
-    savekit::status ran = savekit::detail::guarded("cloud sync", [&]() -> savekit::status {
-      r = i->run(std::nullopt, std::nullopt);
-      return {};
-    });
-    if (!ran) r = std::move(ran).error();
-    for (auto& cb : callbacks) {
-      if (!cb) continue;
-      if (i->o.completions == completion_thread::worker) {
-        savekit::detail::call_safely(cb, r);
-      } else {
-        std::lock_guard l(i->async_mutex);
-        i->finished.emplace_back(std::move(cb), r);
-      }
-    }
-  });
+#ifdef __EMSCRIPTEN__
+  savekit_cloud_schedule_run(i);
+#else
+  const bool posted = i->worker.post([i] { i->run_queued_now(); });
   if (!posted) {
     i->run_queued = false;
     std::vector<std::function<void(result<report>)>> callbacks;
@@ -1095,6 +1224,7 @@ void sync::run_async(std::function<void(result<report>)> done) {
     for (auto& cb : callbacks)
       if (cb) i->finished.emplace_back(std::move(cb), error{errc::io_error, 0, "the sync's thread could not start"});
   }
+#endif
 }
 
 std::size_t sync::poll() {
@@ -1155,7 +1285,8 @@ result<std::vector<slot_state>> sync::status() {
 savekit::status sync::resolve(std::string_view name, choice c) {
   if (savekit::status valid = slots::check_name(name); !valid) return valid;
   impl& i = *impl_;
-  std::lock_guard lock(i.run_mutex);
+  std::unique_lock lock = i.lock_runs();
+  if (!lock) return error{errc::locked, 0, "a run of this sync is under way: resolve when it has ended"};
   result<state_document> doc = i.files.load_state();
   if (!doc) return std::move(doc).error();
   const std::string key{name};
@@ -1184,7 +1315,7 @@ savekit::status sync::resolve(std::string_view name, choice c) {
     if (said.what == outcome::failed && said.error) return *said.error;
     if (said.settled == choice::later && said.error) return *said.error;
   }
-  return i.files.save_state(rs.doc);
+  return i.save_state(rs);
 }
 
 const std::string& sync::device_id() const { return impl_->device_id; }
@@ -1192,9 +1323,9 @@ const std::string& sync::device_id() const { return impl_->device_id; }
 // ---- reports and names ------------------------------------------------------------------------
 
 bool report::all_synced() const {
-  return std::none_of(slots.begin(), slots.end(), [](const slot_report& s) {
-    return s.what == outcome::failed || (s.what == outcome::conflict && s.settled == choice::later) || s.error;
-  });
+  return unreadable_entries.empty() && std::none_of(slots.begin(), slots.end(), [](const slot_report& s) {
+           return s.what == outcome::failed || (s.what == outcome::conflict && s.settled == choice::later) || s.error;
+         });
 }
 
 std::size_t report::count(outcome what) const {

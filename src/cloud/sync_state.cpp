@@ -113,7 +113,12 @@ result<std::vector<outbox_entry>> sync_files::load_outbox(std::vector<std::strin
     if (!line || line->format != 1 || body.size() != line->body_bytes ||
         savekit::detail::sha256_hex(body) != line->body_sha256 || name != std::string{outbox_prefix} + line->write_id ||
         (line->op != "put" && line->op != "delete")) {
-      if (damaged) damaged->push_back(path(name));
+      // Set aside (as the slots set a damaged generation aside): kept for a person to look
+      // at, reported once, never read as an entry again.
+      std::string kept = path(name);
+      const std::string aside = path(std::string{damaged_prefix} + name.substr(outbox_prefix.size()));
+      if (fs_.rename(kept, aside)) kept = aside;
+      if (damaged) damaged->push_back(kept);
       continue;
     }
     outbox_entry e;
@@ -159,6 +164,16 @@ status sync_files::add_entry(const outbox_entry& e) {
 status sync_files::remove_entry(const outbox_entry& e) {
   if (status removed = fs_.remove(path(std::string{outbox_prefix} + e.write_id)); !removed) return removed;
   return fs_.sync_directory(folder_);
+}
+
+status sync_files::remove_entries(const std::vector<outbox_entry>& entries) {
+  if (entries.empty()) return {};
+  status outcome;
+  for (const outbox_entry& e : entries)
+    if (status removed = fs_.remove(path(std::string{outbox_prefix} + e.write_id)); !removed && outcome)
+      outcome = std::move(removed);
+  if (status synced = fs_.sync_directory(folder_); !synced && outcome) outcome = std::move(synced);
+  return outcome;
 }
 
 status sync_files::hold(std::string_view id, std::string_view file_bytes, std::string& held_file) {

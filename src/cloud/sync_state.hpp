@@ -7,6 +7,7 @@
 //   .savekit-sync.out.<id>      one outbox entry: a change to push, with its write id,
 //                               precondition, metadata and bytes, written before it is sent
 //   .savekit-sync.held.<id>     the remote save of an open conflict (resolve works offline)
+//   .savekit-sync.damaged.<id>  an outbox entry that did not read, set aside (never sent)
 //
 // The slots ignore these names (theirs are s-….slot). No token is ever written.
 //
@@ -17,7 +18,8 @@
 //  2. A slot has at most one entry; a newer change waits until it is answered.
 //  3. An entry is removed only after what its answer taught (the baseline) is durable in
 //     the state: a crash in between resends it, and the server answers the replay as the
-//     first time.
+//     first time. (The sync learns answers in batches: the state is saved once per batch,
+//     then the batch's entries are removed.)
 //  4. A baseline records only what the server acknowledged: a 2xx for our write, our write
 //     id on the server's entry, or a save of the server's we wrote here (a pull).
 //  5. Files are replaced whole (temporary, sync, rename, folder sync); a damaged state file
@@ -104,11 +106,14 @@ class sync_files {
   result<state_document> load_state();
   status save_state(const state_document& s);
 
-  // Every entry in the outbox, oldest first. A damaged entry (it cannot be: entries are
-  // written whole) is reported in `damaged` and left on disk for a person to look at.
+  // Every entry in the outbox. A damaged entry (it cannot be: entries are written whole) is
+  // set aside as .savekit-sync.damaged.<id>, for a person to look at, and named in `damaged`.
   result<std::vector<outbox_entry>> load_outbox(std::vector<std::string>* damaged = nullptr);
   status add_entry(const outbox_entry& e);  // invariant 1
   status remove_entry(const outbox_entry& e);
+  // Several at once, the folder synced once (invariant 3 holds for each: the caller saved
+  // the state that learned their answers first).
+  status remove_entries(const std::vector<outbox_entry>& entries);
 
   status hold(std::string_view id, std::string_view file_bytes, std::string& held_file);
   result<std::string> read_held(const std::string& held_file);
@@ -127,5 +132,6 @@ class sync_files {
 inline constexpr std::string_view state_file = ".savekit-sync.json";
 inline constexpr std::string_view outbox_prefix = ".savekit-sync.out.";
 inline constexpr std::string_view held_prefix = ".savekit-sync.held.";
+inline constexpr std::string_view damaged_prefix = ".savekit-sync.damaged.";  // an outbox entry that did not read
 
 }  // namespace savekit::cloud::detail

@@ -97,9 +97,11 @@ class cloud_test : public test_server::server_test {
   virtual std::vector<std::string> server_arguments() { return {"--rate", "0"}; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
+  // Where the devices send their requests (a proxy's tests put one in between).
+  virtual std::string sync_url() const { return url(); }
 
   savekit::cloud::options options_for(const std::string& device_name) {
-    return {.url = url(),
+    return {.url = sync_url(),
             .token = token_,
             .device = device_name,
             .backoff_first = std::chrono::milliseconds{1},
@@ -122,11 +124,11 @@ class cloud_test : public test_server::server_test {
   void open_sync(device& d, std::function<void(savekit::cloud::options&)> adjust = {}) {
     d.sync.reset();
     savekit::cloud::options o = options_for(d.name);
+    if (adjust) adjust(o);  // first: the transport takes its timeouts from the options
     auto real = savekit::cloud::detail::make_curl_transport(o);
     EXPECT_TRUE(real);
     d.net = std::make_shared<fault_transport>(*real);
-    o.transport = d.net;
-    if (adjust) adjust(o);
+    if (!o.transport) o.transport = d.net;
     auto c = savekit::cloud::sync::open(*d.slots, o);
     EXPECT_TRUE(c) << c.error().to_string();
     d.sync = std::make_unique<savekit::cloud::sync>(std::move(*c));

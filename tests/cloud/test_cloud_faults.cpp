@@ -3,6 +3,7 @@
 // and a full local disk — each ends in a retry with the same write or a clear error, never
 // a changed local save or a lost one. Against the real server, through fault_transport.
 #include <atomic>
+#include <fstream>
 
 #include "cloud_fixture.hpp"
 #include "support/fault_fs.hpp"
@@ -50,6 +51,42 @@ TEST_P(CloudFaults, AnAnswerLostAfterTheServerAppliedTheWriteIsResentTheSameAndS
     EXPECT_EQ(p.body, puts[0].body);
   }
   EXPECT_FALSE(puts[0].header("Savekit-Write-Id").empty());
+}
+
+// An outbox file damaged on the disk is never sent and never silently dropped: the report
+// names it once (not all synced), it is set aside for a person to look at, and its slot is
+// decided again from the slot and the server (the change it held lands through a new entry).
+TEST_P(CloudFaults, ADamagedOutboxEntryIsReportedSetAsideAndItsSlotStillSyncs) {
+  device& desk = make_device("desktop");
+  write(desk, "slot1", progress);
+  desk.net->before = [&](const savekit::cloud::http_request& r) -> std::optional<savekit::error> {
+    if (r.method == "PUT") return dropped();
+    return std::nullopt;
+  };
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::failed);
+  std::filesystem::path entry;
+  for (const auto& f : std::filesystem::directory_iterator(desk.dir))
+    if (f.path().filename().string().starts_with(".savekit-sync.out.")) entry = f.path();
+  ASSERT_FALSE(entry.empty());
+  {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('!');  // the body's last byte: its SHA-256 no longer matches
+  }
+  desk.net->before = nullptr;
+  auto r = run(desk);
+  ASSERT_EQ(r.unreadable_entries.size(), 1u);
+  const std::string id = entry.filename().string().substr(std::string{".savekit-sync.out."}.size());
+  EXPECT_EQ(std::filesystem::path{r.unreadable_entries[0]}.filename(), ".savekit-sync.damaged." + id);
+  EXPECT_FALSE(r.all_synced());
+  EXPECT_FALSE(std::filesystem::exists(entry));
+  EXPECT_TRUE(std::filesystem::exists(desk.dir / (".savekit-sync.damaged." + id))) << "kept for a person";
+  EXPECT_EQ(said(r, "slot1").what, outcome::pushed);
+  EXPECT_EQ(server_versions("slot1"), 1u);
+  EXPECT_EQ(read(desk, "slot1"), progress);
+  auto again = run(desk);
+  EXPECT_TRUE(again.unreadable_entries.empty()) << "named once";
+  EXPECT_TRUE(again.all_synced());
 }
 
 TEST_P(CloudFaults, AResetBeforeTheRequestAndServerErrorsAreRetriedWithinTheRun) {

@@ -69,6 +69,107 @@ TEST_P(CloudSync, ASyncWithNothingChangedIsOneRequestAndOneChangeOfManyIsTwo) {
   EXPECT_EQ(said(one, "slot7").what, outcome::pushed);
 }
 
+// Acknowledgements are kept in batches (the state saved once per batch, the entries removed
+// after it): a first sync of more slots than a batch leaves no entry behind and every
+// slot synced, each applied once, and another device gets them all.
+TEST_P(CloudSync, AFirstSyncOfMoreSlotsThanABatchLeavesNoEntryBehind) {
+  device& desk = make_device("desktop");
+  constexpr int slots = 70;  // two batches of 32, and some
+  for (int i = 0; i < slots; ++i) write(desk, "slot" + std::to_string(i), Game{"h", i, {}});
+  auto first = run(desk);
+  EXPECT_EQ(first.count(outcome::pushed), std::size_t{slots});
+  std::size_t entries = 0;
+  for (const auto& f : std::filesystem::directory_iterator(desk.dir))
+    if (f.path().filename().string().starts_with(".savekit-sync.out.")) ++entries;
+  EXPECT_EQ(entries, 0u);
+  for (int i = 0; i < slots; i += 23) {
+    EXPECT_EQ(state_of(desk, "slot" + std::to_string(i)), sync_state::synced);
+    EXPECT_EQ(server_versions("slot" + std::to_string(i)), 1u);
+  }
+  EXPECT_EQ(run(desk).requests, 1u) << "nothing is sent again";
+  device& deck = make_device("deck");
+  EXPECT_EQ(run(deck).count(outcome::pulled), std::size_t{slots});
+  EXPECT_EQ(read(deck, "slot69"), (Game{"h", 69, {}}));
+}
+
+// A server whose database is one SQLite file, restarted on it, backed up by copying it and
+// restored from that copy (the devices' syncs are opened again: a new port each start).
+class CloudRestore : public CloudSync {
+ protected:
+  void SetUp() override {
+    if (GetParam() != "sqlite") GTEST_SKIP() << "a restore from a backup is made here by copying SQLite's file";
+    CloudSync::SetUp();
+    restart();
+  }
+  void restart() {
+    server_->stop();
+    server_ = start_server(server_arguments(), "sqlite:" + db_.string());
+    ASSERT_TRUE(server_);
+    for (auto& d : devices_) open_sync(*d);
+  }
+  void back_up() {
+    server_->stop();
+    std::filesystem::copy_file(db_, backup_);
+    restart();
+  }
+  void restore() {
+    server_->stop();
+    std::filesystem::copy_file(backup_, db_, std::filesystem::copy_options::overwrite_existing);
+    restart();
+  }
+  const std::filesystem::path db_ = dir_.path() / "restored.db", backup_ = dir_.path() / "backup.db";
+  const Game older{"Aria", 5, {}}, newer{"Aria", 40, {"crown"}};
+
+  // The device saves the older save, the server is backed up, the device saves the newer
+  // one (version 2), the server is restored (version 1: the older save).
+  device& synced_then_restored() {
+    device& desk = make_device("desktop");
+    write(desk, "slot1", older);
+    EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+    back_up();
+    write(desk, "slot1", newer);
+    EXPECT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+    EXPECT_EQ(server_versions("slot1"), 2u);
+    restore();
+    EXPECT_EQ(server_versions("slot1"), 1u) << "the server went back to the older save";
+    return desk;
+  }
+};
+
+// A server restored from a backup has gone back in time: the versions it acknowledged since
+// are gone there. A device holding the newest acknowledged save pushes it again — it never
+// pulls the older save over it — and another device gets it back from the server.
+TEST_P(CloudRestore, AServerRestoredFromABackupGetsTheNewestSaveBackFromTheDevice) {
+  device& desk = synced_then_restored();
+  auto back = run(desk);
+  EXPECT_EQ(said(back, "slot1").what, outcome::pushed);
+  EXPECT_EQ(read(desk, "slot1"), newer) << "never the older save pulled over it";
+  EXPECT_EQ(state_of(desk, "slot1"), sync_state::synced);
+  device& deck = make_device("deck");
+  EXPECT_EQ(said(run(deck), "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(deck, "slot1"), newer);
+}
+
+// Restored from a backup, then written by another device on the older save: the version
+// number this device last agreed on now holds another save. Both sides changed from the
+// older save — a conflict, kept both ways, never a pull over this device's newest save.
+TEST_P(CloudRestore, AVersionRewrittenAfterARestoreIsAConflictKeptBothWays) {
+  device& desk = synced_then_restored();
+  const Game other{"Aria", 9, {"bow"}};
+  device& deck = make_device("deck");
+  ASSERT_EQ(said(run(deck), "slot1").what, outcome::pulled);  // the older save
+  write(deck, "slot1", other);
+  ASSERT_EQ(said(run(deck), "slot1").what, outcome::pushed);  // version 2 again: other
+
+  auto r = run(desk);
+  EXPECT_EQ(said(r, "slot1").what, outcome::conflict);
+  EXPECT_EQ(read(desk, "slot1"), newer);
+  ASSERT_FALSE(said(r, "slot1").copy.empty());
+  EXPECT_EQ(read(desk, said(r, "slot1").copy), other);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CloudRestore, ::testing::ValuesIn(test_server::backends()));
+
 TEST_P(CloudSync, AFreshInstallsDefaultSaveNeverUploadsOverTheCloud) {
   device& desk = make_device("desktop");
   write(desk, "slot1", progress, 3600);

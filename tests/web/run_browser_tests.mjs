@@ -7,7 +7,7 @@
 // Every test starts from a fresh browser profile; where a test closes or kills the browser
 // and launches it again, it does so on the same profile, as a player would.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,84 @@ async function checkSealedCrossing(page) {
   } else {
     console.log('    (SAVEKIT_NATIVE_PORTABILITY unset: page -> native skipped)');
   }
+}
+
+
+// ---- cloud saves (examples/web/cloud.html) against a real savekit-server on loopback ----
+
+const cloudUrl = `${origin}/examples/web/cloud.html`;
+// The native server (scripts/test.sh builds it in build/dev; ctest passes its path).
+const serverBinary = process.env.SAVEKIT_SERVER || path.resolve('build/dev/server/savekit-server');
+
+// A savekit-server on SQLite in its own folder; start() again serves the same database on
+// the same port (a restart), stop() ends it (SIGTERM) and waits for its exit.
+function cloudServer({ cors = true } = {}) {
+  assert.ok(fs.existsSync(serverBinary),
+    `no savekit-server at ${serverBinary}: build it (cmake --build build/dev --target savekit_server) or set SAVEKIT_SERVER`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'savekit-cloud-'));
+  profiles.push(dir);
+  const secret = path.join(dir, 'secret');
+  const made = spawnSync(serverBinary, ['secret', '-o', secret], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  let child = null;
+  let port = 0;
+  const self = {
+    dir,
+    token(player) {
+      const t = spawnSync(serverBinary, ['token', '--player', player, '--ttl', '1h', '--secret-file', secret],
+        { encoding: 'utf8' });
+      assert.equal(t.status, 0, t.stderr);
+      return t.stdout.trim();
+    },
+    get url() { return `http://127.0.0.1:${port}`; },
+    async start({ withCors = cors } = {}) {
+      const portFile = path.join(dir, 'port');
+      fs.rmSync(portFile, { force: true });
+      const args = ['serve', '--listen', `127.0.0.1:${port}`, '--port-file', portFile, '--db', `sqlite:${dir}/saves.db`,
+                    '--secret-file', secret];
+      if (withCors) args.push('--cors-origin', origin);
+      child = spawn(serverBinary, args, { stdio: ['ignore', 'ignore', fs.openSync(path.join(dir, 'server.log'), 'a')] });
+      for (let i = 0; i < 600 && !(fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim()); ++i)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.ok(fs.existsSync(portFile), `savekit-server did not start: ${fs.readFileSync(path.join(dir, 'server.log'), 'utf8')}`);
+      port = Number(fs.readFileSync(portFile, 'utf8').trim());
+    },
+    async stop() {
+      if (!child) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      child = null;
+    },
+  };
+  return self;
+}
+
+async function openCloud(context) {
+  const page = context.pages()[0] || (await context.newPage());
+  await page.goto(cloudUrl);
+  await page.waitForFunction(() => window.cloudGame && window.cloudGame.ready);
+  return page;
+}
+const cloudView = (page) => page.evaluate(() => window.cloudGame.view);
+async function connectCloud(page, server, token, device) {
+  await page.fill('#url', server.url);
+  await page.fill('#device', device);
+  await page.fill('#token', token);
+  await page.click('#connect');
+  const view = await cloudView(page);
+  assert.equal(view.connected, true, view.message);
+}
+// Plays (hunts n slimes), then saves in the slot; returns the status saved.
+async function playAndSave(page, hunts) {
+  for (let i = 0; i < hunts; ++i) await page.click('#gain');
+  assert.equal(await page.evaluate(() => cloudGame.save().then(() => 'ok', (e) => e.message)), 'ok');
+  return (await cloudView(page)).status;
+}
+// Syncs; returns the view after the run (its promise settles when run_async's callback ran).
+async function syncCloud(page) {
+  await page.evaluate(() => cloudGame.sync().catch(() => {}));
+  return cloudView(page);
 }
 
 const tests = {
@@ -526,6 +604,87 @@ const tests = {
     assert.equal(await messageOf(game), 'Loaded your save.');
     assert.deepEqual(await stateOf(game), saved);
     await context.close();
+  },
+
+  // Issue 42's browser half: two browser profiles (two devices) of one player sync through a
+  // real savekit-server; both play while it is down; the conflict is shown with both saves'
+  // level, play time and device; the player's choice reaches the other device; a relaunch
+  // of either shows the settled state.
+  async 'cloud saves: progress follows the player between two browsers, and a conflict is the player\'s choice'() {
+    const server = cloudServer();
+    await server.start({ withCors: false });
+    const token = server.token('browser-player');
+    const laptopProfile = freshProfile(), desktopProfile = freshProfile();
+    let laptopContext = await launch(laptopProfile), desktopContext = await launch(desktopProfile);
+    try {
+      let laptop = await openCloud(laptopContext);
+      // A server that does not let the page's origin call it: the sync says what to do.
+      await connectCloud(laptop, server, token, 'laptop');
+      const first = await playAndSave(laptop, 3);
+      let view = await syncCloud(laptop);
+      assert.match(view.message, /^Not synced .*--cors-origin/, view.message);
+      await server.stop();
+      await server.start();
+
+      view = await syncCloud(laptop);
+      assert.equal(view.message, 'Synced: your progress is in the cloud.');
+      assert.equal(view.cloud, 'synced');
+
+      let desktop = await openCloud(desktopContext);
+      await connectCloud(desktop, server, token, 'desktop');
+      view = await syncCloud(desktop);
+      assert.equal(view.message, 'Synced: the progress made on another device is here.');
+      assert.deepEqual(view.status, first, 'the desktop continues the laptop\'s progress');
+      const continued = await playAndSave(desktop, 2);
+      assert.equal((await syncCloud(desktop)).cloud, 'synced');
+      view = await syncCloud(laptop);
+      assert.deepEqual(view.status, continued, 'and the laptop the desktop\'s');
+
+      // Both play while the server is down: saving works, syncing fails, nothing is lost.
+      await server.stop();
+      const onLaptop = await playAndSave(laptop, 3);
+      const onDesktop = await playAndSave(desktop, 1);
+      assert.match((await syncCloud(laptop)).message, /^Not synced \(your progress is saved here/);
+      assert.match((await syncCloud(desktop)).message, /^Not synced/);
+      assert.deepEqual((await cloudView(laptop)).status, onLaptop);
+      await server.start();
+      view = await syncCloud(laptop);
+      assert.equal(view.message, 'Synced: your progress is in the cloud.');
+      view = await syncCloud(desktop);
+      assert.match(view.message, /^Both devices played since the last sync/);
+      assert.equal(view.cloud, 'conflict');
+      assert.deepEqual(view.here, { level: onDesktop.level, playtime_s: onDesktop.playtime_s, device: 'desktop' });
+      assert.deepEqual(view.there, { level: onLaptop.level, playtime_s: onLaptop.playtime_s, device: 'laptop' });
+      assert.ok(await desktop.isVisible('#conflict'), 'the choice is shown');
+      await snapshot(desktop, 'cloud-conflict');
+
+      // The player keeps the desktop's progress; the laptop gets it at its next sync.
+      await desktop.click('#keep-here');
+      await desktop.waitForFunction(() => !cloudGame.view.syncing && cloudGame.view.cloud === 'synced');
+      assert.deepEqual((await cloudView(desktop)).status, onDesktop);
+      view = await syncCloud(laptop);
+      assert.equal(view.message, 'Synced: the progress made on another device is here.');
+      assert.deepEqual(view.status, onDesktop);
+
+      // A relaunch of either browser shows the settled state, synced, with no request made.
+      for (const [name, profile] of [['laptop', laptopProfile], ['desktop', desktopProfile]]) {
+        const context = name === 'laptop' ? laptopContext : desktopContext;
+        await context.close();
+        const again = await launch(profile);
+        if (name === 'laptop') laptopContext = again; else desktopContext = again;
+        const page = await openCloud(again);
+        view = await cloudView(page);
+        assert.deepEqual(view.status, onDesktop, `${name} after a relaunch`);
+        assert.equal(await page.inputValue('#url'), server.url, 'the server is remembered');
+        assert.equal(await page.inputValue('#device'), name);
+        await connectCloud(page, server, token, name);
+        assert.equal((await cloudView(page)).cloud, 'synced', `${name} after a relaunch`);
+      }
+    } finally {
+      await laptopContext.close().catch(() => {});
+      await desktopContext.close().catch(() => {});
+      await server.stop();
+    }
   },
 
 };
