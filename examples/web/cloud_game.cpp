@@ -59,6 +59,7 @@ constexpr int exp_per_level = 10;
 
 struct Game {
   View view;
+  std::uint64_t frames = 0;  // the game's main loop (a real game draws here): it never stops for a sync
   std::optional<savekit::slots> slots;
   std::optional<savekit::cloud::sync> sync;
 };
@@ -229,6 +230,9 @@ EMSCRIPTEN_KEEPALIVE int game_cloud_connect(const char* url, const char* token, 
 
 EMSCRIPTEN_KEEPALIVE void game_cloud_sync(int promise) { sync_now(promise); }
 
+// Frames the main loop has run (the tests check that a sync never stops it).
+EMSCRIPTEN_KEEPALIVE double game_frames() { return static_cast<double>(game.frames); }
+
 // The player's choice in a conflict: 0 this device's progress, 1 the other device's. Then
 // syncs, so that the other device gets the choice too.
 EMSCRIPTEN_KEEPALIVE void game_cloud_choose(int theirs, int promise) {
@@ -246,6 +250,7 @@ EMSCRIPTEN_KEEPALIVE void game_cloud_choose(int theirs, int promise) {
 }  // extern "C"
 
 int main() {
+  emscripten_set_main_loop([] { ++game.frames; }, 0, 0);
   savekit::web::open_slots("cloud-demo", [](savekit::result<savekit::slots> opened, const savekit::web::storage_info&) {
     if (!opened) {
       game.view.message = "Your saves could not be opened [" + words(opened.error()) + "]";

@@ -122,16 +122,9 @@ struct sync::impl {
   std::shared_ptr<cloud::transport> net;
   sync_files files;
   std::string device_id;
-  std::mutex run_mutex;  // one run (or resolve) at a time
-  // Natively a second run waits for the first. In the browser it cannot wait (one thread;
-  // the first is suspended in a request): it is refused, and the lock is empty.
-  std::unique_lock<std::mutex> lock_runs() {
-#ifdef __EMSCRIPTEN__
-    return std::unique_lock{run_mutex, std::try_to_lock};
-#else
-    return std::unique_lock{run_mutex};
-#endif
-  }
+  // One run (or resolve) at a time. (In the browser, without threads, a mutex is a stub:
+  // there runs come one at a time from run_async, and resolve() is refused during one.)
+  std::mutex run_mutex;
   std::atomic<bool> closing{false};
 
   // run_async: callbacks of the run queued and not yet started; finished ones for poll().
@@ -192,14 +185,22 @@ struct sync::impl {
     // removed by save_state(rs) once they are (sync_state.hpp invariant 3). Saving the state
     // once per batch, not per acknowledgement, is what a first sync of many slots costs.
     std::vector<outbox_entry> acknowledged;
+    // A change of this run's that the file system undid after accepting it (in the browser:
+    // an IndexedDB transaction that failed). The state in memory may then describe slots
+    // as they are not: it is never written again this run, and the run stops.
+    std::optional<error> undone;
   };
   static constexpr std::size_t acknowledgement_batch = 32;
 
   // Saves the run's state, then removes the entries whose answers it holds.
-  savekit::status save_state(run_state& rs) {
+  // removed: whether the entries went too (one left behind is resent and answered as
+  // before; only a new entry of the same slot must wait for it to go, invariant 2).
+  savekit::status save_state(run_state& rs, savekit::status* removed = nullptr) {
+    if (rs.undone) return *rs.undone;
     savekit::status saved = files.save_state(rs.doc);
     if (saved) {
-      (void)files.remove_entries(rs.acknowledged);  // one left behind is resent, and answered as before
+      savekit::status gone = files.remove_entries(rs.acknowledged);
+      if (removed) *removed = std::move(gone);
       rs.acknowledged.clear();
     }
     return saved;
@@ -228,8 +229,12 @@ struct sync::impl {
       }
       // What the request stands on (the outbox entry above all) is durable before it goes:
       // at once on a disk; in the browser, once IndexedDB's transaction has completed.
-      if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable)
-        return std::move(durable).error();
+      if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable) {
+        rs.undone = error{durable.error().code(), 0,
+                          "a change of this run was not kept (" + durable.error().message() + "): the run stops"};
+        rs.fatal = rs.undone;
+        return *rs.undone;
+      }
       ++rs.out.requests;
       last = net->send(request);
       if (last && !is_retryable(last->status)) return last;
@@ -305,10 +310,10 @@ struct sync::impl {
     result<http_response> got = exchange(rs, request_of(e));
     if (token_refused(rs, got)) return sent::stop;
     slot_record& rec = rs.doc.slots[e.slot];
-    auto learned = [&](std::int64_t version) -> sent {
+    auto learned = [&](std::int64_t version, std::int64_t server_saved_at_us) -> sent {
       const bool put = e.op == "put";
       agree(rec, baseline{version, put ? e.content : std::string{}, put ? e.local_generation : 0,
-                          put ? e.local_saved_at_us : 0});
+                          put ? e.local_saved_at_us : 0, server_saved_at_us});
       rec.refused.reset();
       remote_entry now;
       now.name = e.slot;
@@ -342,22 +347,25 @@ struct sync::impl {
       // proxy's answer to another request, a confused server) is no answer: sent again.
       std::optional<std::int64_t> version = parse_etag(got->header("etag"));
       std::string wrong;
+      std::int64_t written_at = 0;  // the server's clock, where its answer says
       if (!version)
         wrong = "without a version (ETag)";
       else if (e.if_match ? *version != *e.if_match + 1 : *version < 1)
         wrong = "as version " + std::to_string(*version) + ", which cannot follow the version it replaced";
       else if (e.op == "put" && !got->body.empty())
-        if (result<remote_entry> entry = parse_entry(got->body);
-            entry && (entry->name != e.slot || entry->version != *version ||
-                      (!entry->write_id.empty() && entry->write_id != e.write_id)))
-          wrong = "with the entry of another write";
+        if (result<remote_entry> entry = parse_entry(got->body)) {
+          if (entry->name != e.slot || entry->version != *version ||
+              (!entry->write_id.empty() && entry->write_id != e.write_id))
+            wrong = "with the entry of another write";
+          written_at = entry->saved_at_us;
+        }
       if (!wrong.empty()) {
         said = failed(e.slot,
                       error{errc::network, 0, "the server acknowledged the change " + wrong + ": it is sent again"},
                       status);
         return sent::unanswered;
       }
-      return learned(*version);
+      return learned(*version, written_at);
     }
     result<error_answer> answer = parse_error_answer(got->body);
     const bool about_this = answer && answer->slot && answer->slot->name == e.slot;
@@ -365,7 +373,7 @@ struct sync::impl {
       const remote_entry& now = *answer->slot;
       // Our own write: it landed (a replay past the server's memory, or a race).
       if (now.write_id == e.write_id || (status == 409 && !e.content.empty() && now.content == e.content))
-        return learned(now.version);
+        return learned(now.version, now.saved_at_us);
       if (status == 412) {
         (void)files.remove_entry(e);
         rs.remote[e.slot] = now;
@@ -408,11 +416,15 @@ struct sync::impl {
     // One entry per slot on disk (sync_state.hpp invariant 2): an acknowledged one of this
     // slot still there goes first.
     if (std::any_of(rs.acknowledged.begin(), rs.acknowledged.end(),
-                    [&](const outbox_entry& a) { return a.slot == name; }))
-      if (savekit::status saved = save_state(rs); !saved) {
+                    [&](const outbox_entry& a) { return a.slot == name; })) {
+      savekit::status removed;
+      savekit::status saved = save_state(rs, &removed);
+      if (saved && !removed) saved = std::move(removed);
+      if (!saved) {
         said = failed(name, saved.error());
         return sent::unanswered;
       }
+    }
     if (savekit::status recorded = files.add_entry(e); !recorded) {
       said = failed(
           name, error{recorded.error().code(), 0,
@@ -548,7 +560,8 @@ struct sync::impl {
     std::optional<held_conflict> was = rec.conflict;
     switch (c) {
       case choice::keep_local:
-        rec.base = baseline{r.version, r.content, 0};  // the local save differs from it: pushed over it
+        rec.base =
+            baseline{r.version, r.content, 0, 0, r.saved_at_us};  // the local save differs from it: pushed over it
         if (online) push_over(rs, name, snap, r, said);
         break;
       case choice::keep_remote: {
@@ -559,7 +572,7 @@ struct sync::impl {
           said.error = std::move(written).error();
           return;
         }
-        rec.base = baseline{r.version, r.content, *written};
+        rec.base = baseline{r.version, r.content, *written, 0, r.saved_at_us};
         // The local save lost: it stays in history here only (the server never had it).
         if (std::find(rec.kept_here.begin(), rec.kept_here.end(), snap.content) == rec.kept_here.end())
           rec.kept_here.push_back(snap.content);
@@ -578,7 +591,7 @@ struct sync::impl {
           return;
         }
         said.copy = copy;
-        rec.base = baseline{r.version, r.content, 0};
+        rec.base = baseline{r.version, r.content, 0, 0, r.saved_at_us};
         if (online) {
           push_over(rs, name, snap, r, said);
           result<std::optional<slot_snapshot>> kept = slot_sync_access::newest(*folder, copy);
@@ -612,7 +625,8 @@ struct sync::impl {
 
   void hold(run_state& rs, const std::string& name, const remote_entry& r, const std::string& remote_file) {
     slot_record& rec = rs.doc.slots[name];
-    if (rec.conflict && rec.conflict->remote.version == r.version) return;  // held already
+    if (rec.conflict && rec.conflict->remote.version == r.version && rec.conflict->remote.content == r.content)
+      return;  // held already
     std::string held;
     if (savekit::status kept = files.hold(sync_files::new_id(), remote_file, held); !kept) {
       rec.last_error = kept.error().message();
@@ -655,6 +669,32 @@ struct sync::impl {
   }
 
   // Brings one slot in step (the table in docs/cloud.md, "How a slot is decided").
+  // The server's kept version of a slot that holds the save of this content, if any (one
+  // request: GET …/versions). An error (no answer) is in said.
+  result<std::optional<remote_entry>> kept_version_holding(run_state& rs, const std::string& name,
+                                                           const std::string& content, slot_report& said) {
+    if (content.empty()) return std::optional<remote_entry>{};
+    http_request q;
+    q.method = "GET";
+    q.target = slot_target(name) + "/versions";
+    q.headers = auth();
+    q.max_answer_bytes = max_list_answer;
+    result<http_response> got = exchange(rs, q);
+    if (token_refused(rs, got)) return *rs.fatal;
+    if (!got || got->status != 200) {
+      said = failed_on(name, got, "the server's versions of the slot could not be had");
+      return *said.error;
+    }
+    result<std::vector<remote_entry>> kept = parse_versions(got->body, name);
+    if (!kept) {
+      said = failed(name, kept.error());
+      return std::move(kept).error();
+    }
+    for (remote_entry& v : *kept)
+      if (v.content == content) return std::optional{std::move(v)};
+    return std::optional<remote_entry>{};
+  }
+
   void bring(run_state& rs, const std::string& name, int depth = 0) {
     slot_record& rec = rs.doc.slots[name];
     const auto local_it = rs.local.find(name);
@@ -717,7 +757,7 @@ struct sync::impl {
         return;
       }
       if (snap && snap->content == remote.content) {  // the same save: nothing to write
-        agree(rec, baseline{remote.version, remote.content, snap->info.generation});
+        agree(rec, baseline{remote.version, remote.content, snap->info.generation, 0, remote.saved_at_us});
         said.version = static_cast<std::uint64_t>(remote.version);
         return add(rs, std::move(said));
       }
@@ -726,14 +766,15 @@ struct sync::impl {
         if (written.error().code() == errc::already_exists) return add(rs, std::move(said));  // saved meanwhile
         return add(rs, failed(name, std::move(written).error()));
       }
-      agree(rec, baseline{remote.version, remote.content, *written});
+      agree(rec, baseline{remote.version, remote.content, *written, 0, remote.saved_at_us});
       said.what = outcome::pulled;
       said.version = static_cast<std::uint64_t>(remote.version);
       add(rs, std::move(said));
     };
     auto conflict = [&]() {
       remote_entry remote = *r;
-      if (rec.conflict && rec.conflict->remote.version == remote.version && !rec.conflict->held_file.empty()) {
+      if (rec.conflict && rec.conflict->remote.version == remote.version &&
+          rec.conflict->remote.content == remote.content && !rec.conflict->held_file.empty()) {
         result<std::string> held = files.read_held(rec.conflict->held_file);
         if (held) {
           const choice c = decide(rs, snap->info, remote);
@@ -747,7 +788,7 @@ struct sync::impl {
         return;
       }
       if (snap->content == remote.content) {  // both sides made the same save
-        agree(rec, baseline{remote.version, remote.content, snap->info.generation});
+        agree(rec, baseline{remote.version, remote.content, snap->info.generation, 0, remote.saved_at_us});
         said.version = static_cast<std::uint64_t>(remote.version);
         return add(rs, std::move(said));
       }
@@ -778,14 +819,30 @@ struct sync::impl {
       rec.base.reset();
       return add(rs, std::move(said));
     }
-    // The server went back in time (restored from a backup): the versions it acknowledged
-    // since are gone there, and this device's save is the newest acknowledged one. It is
-    // pushed again, over what the server holds now — never the older save pulled over it.
-    if (r->version < b->version && snap) return pushing(r->deleted ? std::nullopt : std::optional{r->version});
-    // The baseline's version number holds another save: the server went back and another
-    // device wrote on the older save since. Both sides changed from that older save: a
-    // conflict, settled by the policy (this device's save never pulled over silently).
-    if (snap && remote_live && r->version == b->version && remote_changed) return conflict();
+    // The server's entry is not newer than the baseline, yet is not the baseline's save: the
+    // server went back (restored from a backup), and may have been written on since.
+    if (r->version <= b->version && (r->version < b->version || remote_changed) && depth < 2) {
+      auto rebase = [&](const remote_entry& to) {
+        rec.base->version = to.version;
+        rec.base->server_saved_at_us = to.saved_at_us;
+        return bring(rs, name, depth + 1);
+      };
+      if (remote_live && !r->content.empty() && r->content == b->content) return rebase(*r);  // renumbered
+      // Another device put the baseline's save back since: that version is the baseline.
+      result<std::optional<remote_entry>> back = kept_version_holding(rs, name, b->content, said);
+      if (!back) {
+        if (!rs.fatal) add(rs, std::move(said));
+        return;
+      }
+      if (*back) return rebase(**back);
+      // What the server holds was written before the baseline's save (a restore, nothing
+      // since): this device's save goes back — never the older one pulled over it.
+      const bool older = b->server_saved_at_us != 0 && r->saved_at_us != 0 && r->saved_at_us < b->server_saved_at_us;
+      if (older && snap) return pushing(r->deleted ? std::nullopt : std::optional{r->version});
+      // Written since, on a history without the baseline's save: both sides changed from
+      // an older save — a conflict (this device's save never pulled over silently).
+      if (snap && remote_live) return conflict();
+    }
     if (!remote_changed) {
       if (!local_changed) return add(rs, std::move(said));
       if (snap) return pushing(r->deleted ? std::nullopt : std::optional{r->version});
@@ -795,7 +852,7 @@ struct sync::impl {
     // The server's slot changed since the baseline.
     if (r->deleted) {
       if (!snap) {  // deleted on both sides
-        agree(rec, baseline{r->version, {}, 0});
+        agree(rec, baseline{r->version, {}, 0, 0, r->saved_at_us});
         return add(rs, std::move(said));
       }
       if (local_changed) {  // deleted there, changed here: the change is kept (pushed again)
@@ -822,7 +879,7 @@ struct sync::impl {
         if (removed.error().code() == errc::already_exists) return add(rs, std::move(said));
         return add(rs, failed(name, removed.error()));
       }
-      agree(rec, baseline{r->version, {}, 0});
+      agree(rec, baseline{r->version, {}, 0, 0, r->saved_at_us});
       rec.kept_here.clear();
       said.what = outcome::deleted;
       said.deleted_here = true;
@@ -841,7 +898,7 @@ struct sync::impl {
       }
       result<std::uint64_t> written = write_remote(name, *file, 0);
       if (!written) return add(rs, failed(name, std::move(written).error()));
-      agree(rec, baseline{remote.version, remote.content, *written});
+      agree(rec, baseline{remote.version, remote.content, *written, 0, remote.saved_at_us});
       said.version = static_cast<std::uint64_t>(remote.version);
       return add(rs, std::move(said));
     }
@@ -977,6 +1034,7 @@ struct sync::impl {
     // What the report says is kept here (in the browser: once IndexedDB has it).
     if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable)
       return std::move(durable).error();
+    if (rs.undone) return *rs.undone;
     if (rs.fatal) return *rs.fatal;
     // A change an earlier run left unanswered, acknowledged now: "pushed", unless the slot
     // did more since.
@@ -995,8 +1053,7 @@ struct sync::impl {
 
   result<report> run(std::optional<std::string> only, std::optional<cloud::policy> p) {
     if (o.token.empty()) return error{errc::invalid_value, 0, "no token: the sync was opened for status only"};
-    std::unique_lock lock = lock_runs();
-    if (!lock) return error{errc::locked, 0, "a run of this sync is under way: use run_async to join it"};
+    std::lock_guard lock(run_mutex);
     return run_locked(std::move(only), p);
   }
 
@@ -1041,13 +1098,19 @@ struct sync::impl {
     } else {
       const baseline& b = *rec.base;
       const bool local_changed = *snap ? (*snap)->content != b.content : b.local_generation != 0;
-      const bool rolled_back = rec.listed && rec.listed->version < b.version && *snap;  // pushed again
+      // A server gone back (bring's rule, without its one request): holding a save older
+      // than the baseline's, this device's is pushed again; written since, a conflict.
+      const bool went_back = rec.listed && !rec.listed->deleted && rec.listed->version <= b.version &&
+                             !rec.listed->content.empty() && rec.listed->content != b.content;
+      const bool rolled_back =
+          went_back && *snap && b.server_saved_at_us != 0 && rec.listed->saved_at_us < b.server_saved_at_us;
       const bool remote_changed = !rolled_back && (!rec.listed || rec.listed->version != b.version ||
                                                    (!rec.listed->deleted && !rec.listed->content.empty() &&
                                                     !b.content.empty() && rec.listed->content != b.content));
       if (!*snap && !remote_live && b.local_generation == 0)
         return error{errc::not_found, 0, "slot '" + name + "' is deleted here and on the server"};
-      if (local_changed && remote_changed && !(rec.listed && rec.listed->deleted && !*snap))
+      if ((local_changed || (went_back && !rolled_back && *snap)) && remote_changed &&
+          !(rec.listed && rec.listed->deleted && !*snap))
         s.state = sync_state::conflict;
       else if (local_changed || rolled_back)
         s.state = sync_state::pending;
@@ -1130,13 +1193,24 @@ result<sync> sync::open(slots& s, options o) {
   return sync{std::move(i)};
 }
 
-result<report> sync::run() { return impl_->run(std::nullopt, std::nullopt); }
-result<report> sync::run(cloud::policy p) { return impl_->run(std::nullopt, p); }
+// In the browser a run suspends its caller's stack at every request; a caller's stack is
+// the game's, which may be freed meanwhile (the sync closed, the slots too): only
+// run_async's run, started from a timer of its own, is safe there.
+#ifdef __EMSCRIPTEN__
+#define SAVEKIT_BLOCKING_RUN(call)               \
+  (void)sizeof(call); /* not made: only named */ \
+  return error { errc::invalid_value, 0, "in the browser a sync runs with run_async (it cannot block the page)" }
+#else
+#define SAVEKIT_BLOCKING_RUN(call) return call
+#endif
+result<report> sync::run() { SAVEKIT_BLOCKING_RUN(impl_->run(std::nullopt, std::nullopt)); }
+result<report> sync::run(cloud::policy p) { SAVEKIT_BLOCKING_RUN(impl_->run(std::nullopt, p)); }
 
 result<report> sync::run(std::string_view name, std::optional<cloud::policy> p) {
   if (savekit::status valid = slots::check_name(name); !valid) return std::move(valid).error();
-  return impl_->run(std::string{name}, p);
+  SAVEKIT_BLOCKING_RUN(impl_->run(std::string{name}, p));
 }
+#undef SAVEKIT_BLOCKING_RUN
 
 // run_async's run: takes the callbacks queued so far, runs, and hands them the report.
 void sync::impl::run_queued_now() {
@@ -1168,20 +1242,26 @@ void sync::impl::run_queued_now() {
 }
 
 #ifdef __EMSCRIPTEN__
+// clang-format off
+EM_JS(void, savekit_cloud_schedule_run, (void* pointer, int delay_ms), {
+  setTimeout(function() { Module._savekit_cloud_run_queued(pointer); }, delay_ms);
+});
+// clang-format on
 // In the browser run_async's run starts from a timer of its own, never inside the game's
 // call: its requests suspend that stack (Asyncify), and the game's call has returned long
 // before. A sync closed meanwhile is freed here, when its run has ended.
 extern "C" EMSCRIPTEN_KEEPALIVE void savekit_cloud_run_queued(void* pointer) {
   auto* i = static_cast<sync::impl*>(pointer);
+  if (i->async_running) {  // a run_async made while a run was under way: after it
+    savekit_cloud_schedule_run(i, 50);
+    return;
+  }
   i->async_running = true;
   i->run_queued_now();
   i->async_running = false;
   if (i->orphaned) delete i;
 }
 // clang-format off
-EM_JS(void, savekit_cloud_schedule_run, (void* pointer), {
-  setTimeout(function() { Module._savekit_cloud_run_queued(pointer); }, 0);
-});
 // clang-format on
 #endif
 
@@ -1191,22 +1271,25 @@ EM_JS(void, savekit_cloud_schedule_run, (void* pointer), {
 void sync::retire(std::unique_ptr<impl> i) {
   if (!i) return;
   i->closing = true;
+  auto finished_callbacks = [&i] {
+    std::vector<std::pair<std::function<void(result<report>)>, result<report>>> ready;
+    {
+      std::lock_guard lock(i->async_mutex);
+      ready.swap(i->finished);
+    }
+    for (auto& [cb, r] : ready) savekit::detail::call_safely(cb, r);
+  };
 #ifdef __EMSCRIPTEN__
   if (i->async_running || i->run_queued) {
+    finished_callbacks();  // of earlier runs: never polled now
     i->orphaned = true;
     (void)i.release();
     return;
   }
 #endif
   i->worker.stop();
-  std::vector<std::pair<std::function<void(result<report>)>, result<report>>> ready;
-  {
-    std::lock_guard lock(i->async_mutex);
-    ready.swap(i->finished);
-  }
-  for (auto& [cb, r] : ready) savekit::detail::call_safely(cb, r);
+  finished_callbacks();
 }
-
 void sync::run_async(std::function<void(result<report>)> done) {
   impl* i = impl_.get();
   std::lock_guard lock(i->async_mutex);
@@ -1214,7 +1297,7 @@ void sync::run_async(std::function<void(result<report>)> done) {
   if (i->run_queued) return;  // joins the run queued
   i->run_queued = true;
 #ifdef __EMSCRIPTEN__
-  savekit_cloud_schedule_run(i);
+  savekit_cloud_schedule_run(i, 0);
 #else
   const bool posted = i->worker.post([i] { i->run_queued_now(); });
   if (!posted) {
@@ -1285,8 +1368,10 @@ result<std::vector<slot_state>> sync::status() {
 savekit::status sync::resolve(std::string_view name, choice c) {
   if (savekit::status valid = slots::check_name(name); !valid) return valid;
   impl& i = *impl_;
-  std::unique_lock lock = i.lock_runs();
-  if (!lock) return error{errc::locked, 0, "a run of this sync is under way: resolve when it has ended"};
+#ifdef __EMSCRIPTEN__
+  if (i.async_running) return error{errc::locked, 0, "a run of this sync is under way: resolve when it has ended"};
+#endif
+  std::lock_guard lock(i.run_mutex);
   result<state_document> doc = i.files.load_state();
   if (!doc) return std::move(doc).error();
   const std::string key{name};
@@ -1307,7 +1392,7 @@ savekit::status sync::resolve(std::string_view name, choice c) {
   if (!*snap) {  // the local slot went meanwhile: the remote save is all there is
     result<std::uint64_t> written = i.write_remote(key, *file, 0);
     if (!written) return std::move(written).error();
-    rs.doc.slots[key].base = baseline{held.remote.version, held.remote.content, *written};
+    rs.doc.slots[key].base = baseline{held.remote.version, held.remote.content, *written, 0, held.remote.saved_at_us};
     i.files.drop_held(held.held_file);
     rs.doc.slots[key].conflict.reset();
   } else {

@@ -47,6 +47,9 @@ struct baseline {
   // That generation's saved_at (0: not known yet): with the generation, what tells it from a
   // slot deleted and saved again without reading the save (a run with nothing changed).
   std::int64_t local_saved_at_us = 0;
+  // The server's clock when it wrote that version (0: not known): what tells a server
+  // restored from a backup (holding an older save) from one written on since.
+  std::int64_t server_saved_at_us = 0;
 };
 
 struct held_conflict {

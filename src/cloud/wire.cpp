@@ -25,6 +25,9 @@ struct listing {
   std::vector<slot> slots;
   std::optional<std::vector<slot>> deleted;
 };
+struct versions {
+  std::vector<slot> versions;
+};
 struct error_detail {
   std::string code;
   std::string message;
@@ -163,6 +166,19 @@ result<slot_listing> parse_listing(std::string_view body) {
   if (doc->deleted) {
     out->lists_deleted = true;
     if (status gone = take(*doc->deleted, true, out->deleted); !gone) return std::move(gone).error();
+  }
+  return out;
+}
+
+result<std::vector<remote_entry>> parse_versions(std::string_view body, std::string_view name) {
+  result<json_shapes::versions> doc = from_json<json_shapes::versions>(body, lenient);
+  if (!doc) return bad_answer("the versions do not read: " + doc.error().to_string());
+  result<std::vector<remote_entry>> out{std::in_place};
+  for (json_shapes::slot& s : doc->versions) {
+    s.name = std::string{name};  // the list names its slot in the URL, not in each version
+    result<remote_entry> e = entry_of(s, false);
+    if (!e) return std::move(e).error();
+    out->push_back(std::move(*e));
   }
   return out;
 }

@@ -45,6 +45,9 @@ struct error_answer {
   std::optional<remote_entry> slot;
 };
 result<error_answer> parse_error_answer(std::string_view body);
+// A slot's kept versions (GET /v1/slots/NAME/versions: {"versions":[{"version":N,…}]}),
+// newest first, as entries of that name.
+result<std::vector<remote_entry>> parse_versions(std::string_view body, std::string_view name);
 // The slot's entry a write's 2xx answers with ({"name":…,"version":N,…}).
 result<remote_entry> parse_entry(std::string_view body);
 // An ETag: "N" with N a positive decimal version.

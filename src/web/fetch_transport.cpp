@@ -35,49 +35,58 @@ EM_JS(int, savekit_fetch_can_suspend, (), {
   return Asyncify.currData ? 0 : 1;
 });
 
-// headers: "name\nvalue\n" pairs. Returns the answer's id (always: a failure is kept in it).
+// headers: "name\nvalue\n" pairs. Returns the answer's id (always: a failure is kept in it,
+// never thrown — a rejection would never wake the suspended stack). Pointers come as signed
+// numbers: >>> 0 reads those past 2 GiB right.
 EM_ASYNC_JS(int, savekit_fetch_send, (const char* url, const char* method, const char* headers, const std::uint8_t* body,
-                                      int body_size, int has_body, int request_ms, int stall_ms, double max_bytes), {
+                                      int body_size, int has_body, double request_ms, double stall_ms, double max_bytes), {
   var table = Module.savekitFetchAnswers || (Module.savekitFetchAnswers = {next: 1, answers: {}});
   var id = table.next++;
   var answer = {status: 0, headers: "", body: new Uint8Array(0), error: ""};
   table.answers[id] = answer;
-  var target = UTF8ToString(url);
-  var lines = UTF8ToString(headers).split("\n");
-  var sent = new Headers();
-  try {
-    for (var i = 0; i + 1 < lines.length; i += 2) sent.append(lines[i], lines[i + 1]);
-  } catch (e) {
-    answer.error = "a header the browser refuses: " + e.message;
-    return id;
-  }
-  var init = {method: UTF8ToString(method), headers: sent, cache: "no-store", credentials: "omit",
-              redirect: "manual", mode: "cors", referrerPolicy: "no-referrer"};
-  if (has_body) init.body = HEAPU8.slice(body, body + body_size);
-  var controller = new AbortController();
-  init.signal = controller.signal;
   var why = "";
-  var whole = setTimeout(function() {
-    why = "no answer within " + request_ms + " ms";
-    controller.abort();
-  }, request_ms);
+  var whole = 0;
   var stall = 0;
-  var watch = function() {
-    clearTimeout(stall);
-    stall = setTimeout(function() {
-      why = "nothing came for " + stall_ms + " ms";
-      controller.abort();
-    }, stall_ms);
-  };
   try {
-    watch();
+    // Asyncify pauses the program's main loop (emscripten_set_main_loop) whenever a call
+    // suspends, taking the sleeper for the main loop itself; a sync is not, and the game's
+    // frames go on: resumed once the unwind has ended (a microtask), and again, harmlessly,
+    // at the rewind.
+    Promise.resolve().then(function() {
+      if (typeof Browser !== "undefined" && Browser.mainLoop && Browser.mainLoop.func) Browser.mainLoop.resume();
+    });
+    var target = UTF8ToString(url);
+    var lines = UTF8ToString(headers).split("\n");
+    var sent = new Headers();
+    for (var i = 0; i + 1 < lines.length; i += 2) sent.append(lines[i], lines[i + 1]);
+    var init = {method: UTF8ToString(method), headers: sent, cache: "no-store", credentials: "omit",
+                redirect: "manual", mode: "cors", referrerPolicy: "no-referrer"};
+    var from = body >>> 0;
+    if (has_body) init.body = HEAPU8.slice(from, from + body_size);
+    var controller = new AbortController();
+    init.signal = controller.signal;
+    if (request_ms > 0) whole = setTimeout(function() {
+      why = "no answer within " + request_ms + " ms";
+      controller.abort();
+    }, request_ms);
+    // The stall timer runs once the answer has begun: fetch tells nothing of an upload's
+    // progress, and a large save on a slow uplink is no stall (the whole-request timeout
+    // bounds it).
+    var watch = function() {
+      clearTimeout(stall);
+      if (stall_ms > 0) stall = setTimeout(function() {
+        why = "nothing came for " + stall_ms + " ms";
+        controller.abort();
+      }, stall_ms);
+    };
     var response = await fetch(target, init);
     watch();
     if (response.type === "opaqueredirect") throw new Error("the server answered with a redirect (not followed)");
     var names = [];
     response.headers.forEach(function(value, name) { names.push(name, value); });
     var declared = Number(response.headers.get("content-length") || 0);
-    if (declared > max_bytes) throw new Error("the answer is larger than this request can need (" + max_bytes + " bytes)");
+    var too_large = "the answer is larger than this request can need (" + max_bytes + " bytes)";
+    if (declared > max_bytes) throw new Error(too_large);
     var chunks = [];
     var size = 0;
     if (response.body) {
@@ -89,7 +98,7 @@ EM_ASYNC_JS(int, savekit_fetch_send, (const char* url, const char* method, const
         size += part.value.length;
         if (size > max_bytes) {
           controller.abort();
-          throw new Error("the answer is larger than this request can need (" + max_bytes + " bytes)");
+          throw new Error(too_large);
         }
         chunks.push(part.value);
       }
@@ -109,7 +118,8 @@ EM_ASYNC_JS(int, savekit_fetch_send, (const char* url, const char* method, const
     // What a browser says of a refused connection and of a refused CORS check is the same.
     if (!why && e && e.name === "TypeError")
       answer.error += " (the server is down or unreachable, the device is offline, or the server does not let this " +
-                      "page call it: savekit-server --cors-origin " + location.origin + ")";
+                      "page call it: savekit-server --cors-origin " +
+                      (typeof location !== "undefined" ? location.origin : "ORIGIN") + ")";
   } finally {
     clearTimeout(whole);
     clearTimeout(stall);
@@ -127,10 +137,35 @@ EM_JS(double, savekit_fetch_size, (int id, int which), {
 });
 EM_JS(void, savekit_fetch_copy, (int id, int which, char* to, int size), {
   var a = Module.savekitFetchAnswers.answers[id];
-  if (which === 1) HEAPU8.set(a.body, to);
-  else stringToUTF8(which === 0 ? a.headers : a.error, to, size + 1);
+  if (which === 1) HEAPU8.set(a.body, to >>> 0);
+  else stringToUTF8(which === 0 ? a.headers : a.error, to >>> 0, size + 1);
 });
 EM_JS(void, savekit_fetch_release, (int id), { delete Module.savekitFetchAnswers.answers[id]; });
+
+// A waiter: a promise C++ settles (wake) from a callback while the stack waits on it.
+EM_JS(int, savekit_waiter_new, (), {
+  var t = Module.savekitWaiters || (Module.savekitWaiters = {next: 1, waiting: {}});
+  var id = t.next++;
+  var w = {};
+  w.promise = new Promise(function(resolve) { w.resolve = resolve; });
+  t.waiting[id] = w;
+  return id;
+});
+EM_JS(void, savekit_waiter_wake, (int id), {
+  var w = Module.savekitWaiters.waiting[id];
+  if (w) w.resolve();
+});
+EM_ASYNC_JS(void, savekit_waiter_wait, (int id, double timeout_ms), {
+  Promise.resolve().then(function() {
+    if (typeof Browser !== "undefined" && Browser.mainLoop && Browser.mainLoop.func) Browser.mainLoop.resume();
+  });  // as in savekit_fetch_send
+  var w = Module.savekitWaiters.waiting[id];
+  if (w) {
+    if (timeout_ms >= 0) await Promise.race([w.promise, new Promise(function(r) { setTimeout(r, timeout_ms); })]);
+    else await w.promise;
+  }
+  delete Module.savekitWaiters.waiting[id];
+});
 // clang-format on
 
 std::string copied(int id, int which) {
@@ -166,7 +201,7 @@ class fetch_transport final : public transport {
     const int id = savekit_fetch_send(
         url.c_str(), request.method.c_str(), headers.c_str(),
         reinterpret_cast<const std::uint8_t*>(request.body.data()), static_cast<int>(request.body.size()), put ? 1 : 0,
-        static_cast<int>(request_timeout_.count()), static_cast<int>(stall_timeout_.count()),
+        static_cast<double>(request_timeout_.count()), static_cast<double>(stall_timeout_.count()),
         request.max_answer_bytes != 0 ? std::min(double(request.max_answer_bytes), max_answer_bytes)
                                       : max_answer_bytes);
     const int status = savekit_fetch_status(id);
@@ -201,18 +236,28 @@ class fetch_transport final : public transport {
 bool can_suspend() { return savekit_fetch_can_suspend() == 1; }
 
 void pause_for(std::chrono::milliseconds d) {
-  if (can_suspend()) emscripten_sleep(static_cast<unsigned>(d.count()));
+  if (!can_suspend()) return;
+  savekit_waiter_wait(savekit_waiter_new(), static_cast<double>(d.count()));  // never woken: the time
 }
 
 status wait_until_durable(file_system& fs) {
-  auto outcome = std::make_shared<std::optional<status>>();
-  fs.when_durable([outcome](status s) { *outcome = std::move(s); });
-  while (!*outcome) {
-    if (!can_suspend())
-      return error{errc::locked, 0, "cannot wait for IndexedDB now: another call of the program is suspended"};
-    emscripten_sleep(1);
-  }
-  return std::move(**outcome);
+  struct waiting {
+    std::optional<status> outcome;
+    int id = 0;
+  };
+  auto w = std::make_shared<waiting>();
+  fs.when_durable([w](status s) {
+    w->outcome = std::move(s);
+    if (w->id != 0) savekit_waiter_wake(w->id);
+  });
+  if (w->outcome) return std::move(*w->outcome);  // nothing was waiting to be written
+  if (!can_suspend())
+    return error{errc::locked, 0, "cannot wait for IndexedDB now: another call of the program is suspended"};
+  w->id = savekit_waiter_new();
+  savekit_waiter_wait(w->id, -1);
+  w->id = 0;
+  if (!w->outcome) return error{errc::io_error, 0, "IndexedDB never answered"};
+  return std::move(*w->outcome);
 }
 
 result<std::shared_ptr<transport>> make_fetch_transport(const options& o) {

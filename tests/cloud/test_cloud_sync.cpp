@@ -168,6 +168,34 @@ TEST_P(CloudRestore, AVersionRewrittenAfterARestoreIsAConflictKeptBothWays) {
   EXPECT_EQ(read(desk, said(r, "slot1").copy), other);
 }
 
+// After a restore, the device holding the newest save put it back and played on; another
+// device, unchanged since that save, finds the server's version number at its baseline's
+// but another save in it. The server's kept versions show its baseline's save came back
+// (the history goes on from it): the newer save is pulled — no conflict, nothing pushed over.
+TEST_P(CloudRestore, AfterARestoreASaveThatCameBackIsTheBaselineAndTheNewerOneIsPulled) {
+  device& desk = make_device("desktop");
+  const Game s1{"Aria", 1, {}}, s2{"Aria", 2, {}}, s3{"Aria", 3, {}}, s4{"Aria", 4, {"crown"}};
+  write(desk, "slot1", s1);
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::pushed);  // version 1
+  back_up();
+  write(desk, "slot1", s2);
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::pushed);
+  write(desk, "slot1", s3);
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::pushed);  // version 3
+  device& deck = make_device("deck");
+  ASSERT_EQ(said(run(deck), "slot1").what, outcome::pulled);  // baseline 3: s3
+  restore();                                                  // version 1: s1
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::pushed);  // s3 back, as version 2
+  write(desk, "slot1", s4);
+  ASSERT_EQ(said(run(desk), "slot1").what, outcome::pushed);  // version 3 again: s4
+
+  auto r = run(deck);
+  EXPECT_EQ(said(r, "slot1").what, outcome::pulled);
+  EXPECT_EQ(read(deck, "slot1"), s4);
+  EXPECT_EQ(names(deck), std::vector<std::string>{"slot1"}) << "no conflict copy";
+  EXPECT_EQ(state_of(deck, "slot1"), sync_state::synced);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, CloudRestore, ::testing::ValuesIn(test_server::backends()));
 
 TEST_P(CloudSync, AFreshInstallsDefaultSaveNeverUploadsOverTheCloud) {

@@ -131,8 +131,11 @@ function cloudServer({ cors = true } = {}) {
       assert.ok(fs.existsSync(portFile), `savekit-server did not start: ${fs.readFileSync(path.join(dir, 'server.log'), 'utf8')}`);
       port = Number(fs.readFileSync(portFile, 'utf8').trim());
     },
+    pause() { child.kill('SIGSTOP'); },  // answers nothing, accepts (the kernel's backlog) until resumed
+    resume() { child.kill('SIGCONT'); },
     async stop() {
       if (!child) return;
+      child.kill('SIGCONT');
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
@@ -629,6 +632,18 @@ const tests = {
       view = await syncCloud(laptop);
       assert.equal(view.message, 'Synced: your progress is in the cloud.');
       assert.equal(view.cloud, 'synced');
+
+      // The game's main loop runs on while a sync waits for an answer (Asyncify would pause
+      // it): the server is paused, the sync waits, the frames go on.
+      server.pause();
+      const pending = laptop.evaluate(() => cloudGame.sync().catch(() => {})).catch((e) => e);  // awaited below
+      await laptop.waitForFunction(() => cloudGame.view.syncing);
+      const frames = await laptop.evaluate(() => cloudGame.frames());
+      await laptop.waitForFunction((f) => cloudGame.frames() > f + 30, frames);
+      await laptop.click('#gain');  // and the page answers the player
+      server.resume();
+      await pending;
+      assert.equal((await cloudView(laptop)).message, 'Synced: nothing new.');
 
       let desktop = await openCloud(desktopContext);
       await connectCloud(desktop, server, token, 'desktop');
