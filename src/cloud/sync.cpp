@@ -170,6 +170,12 @@ struct sync::impl {
   }
   std::string claimed;
 
+  // A push decided, waiting for its batch to be recorded (queue_push).
+  struct queued_push {
+    outbox_entry e;
+    slot_report said;
+  };
+
   // What one run carries from slot to slot.
   struct run_state {
     state_document doc;
@@ -189,6 +195,11 @@ struct sync::impl {
     // an IndexedDB transaction that failed). The state in memory may then describe slots
     // as they are not: it is never written again this run, and the run stops.
     std::optional<error> undone;
+    // Pushes decided, not yet recorded (queue_push): while deferring, a slot's push waits
+    // for its batch.
+    bool deferring = false;
+    std::vector<queued_push> queued;
+    std::uint64_t queued_bytes = 0;
   };
   static constexpr std::size_t acknowledgement_batch = 32;
 
@@ -211,8 +222,9 @@ struct sync::impl {
   std::vector<std::pair<std::string, std::string>> auth() const { return {{"Authorization", "Bearer " + o.token}}; }
 
   // Sends, trying again on no answer, 429 and 5xx (options.attempts, backoff with jitter).
+  std::mt19937_64 jitter{std::random_device{}()};  // the backoff's (seeded once: a device read per request costs)
   result<http_response> exchange(run_state& rs, const http_request& request) {
-    std::mt19937_64 random{std::random_device{}()};
+    std::mt19937_64& random = jitter;
     std::chrono::milliseconds wait = o.backoff_first;
     result<http_response> last = error{errc::network, 0, "not sent"};
     const std::uint32_t attempts = std::max<std::uint32_t>(o.attempts, 1);
@@ -398,8 +410,8 @@ struct sync::impl {
   }
 
   // Records a change in the outbox, then sends it.
-  sent push(run_state& rs, const std::string& name, const std::optional<slot_snapshot>& snap,
-            std::optional<std::int64_t> if_match, slot_report& said) {
+  outbox_entry entry_for(const std::string& name, const std::optional<slot_snapshot>& snap,
+                         std::optional<std::int64_t> if_match) const {
     outbox_entry e;
     e.slot = name;
     e.op = snap ? "put" : "delete";
@@ -413,25 +425,80 @@ struct sync::impl {
       e.meta = encode_meta({&snap->info, o.device, device_id, snap->content});
       e.body = snap->file;
     }
-    // One entry per slot on disk (sync_state.hpp invariant 2): an acknowledged one of this
-    // slot still there goes first.
-    if (std::any_of(rs.acknowledged.begin(), rs.acknowledged.end(),
-                    [&](const outbox_entry& a) { return a.slot == name; })) {
-      savekit::status removed;
-      savekit::status saved = save_state(rs, &removed);
-      if (saved && !removed) saved = std::move(removed);
-      if (!saved) {
-        said = failed(name, saved.error());
-        return sent::unanswered;
-      }
-    }
-    if (savekit::status recorded = files.add_entry(e); !recorded) {
-      said = failed(
-          name, error{recorded.error().code(), 0,
-                      "the change could not be recorded to send (nothing was sent): " + recorded.error().message()});
+    return e;
+  }
+
+  // One entry per slot on disk (sync_state.hpp invariant 2): an acknowledged one of these
+  // slots still there goes first.
+  savekit::status clear_acknowledged(run_state& rs, const std::set<std::string>& slots) {
+    if (std::none_of(rs.acknowledged.begin(), rs.acknowledged.end(),
+                     [&](const outbox_entry& a) { return slots.contains(a.slot); }))
+      return {};
+    savekit::status removed;
+    savekit::status saved = save_state(rs, &removed);
+    return saved ? removed : saved;
+  }
+
+  static slot_report not_recorded(const std::string& name, const error& why) {
+    return failed(
+        name, error{why.code(), 0, "the change could not be recorded to send (nothing was sent): " + why.message()});
+  }
+
+  // Records a change in the outbox, then sends it.
+  sent push(run_state& rs, const std::string& name, const std::optional<slot_snapshot>& snap,
+            std::optional<std::int64_t> if_match, slot_report& said) {
+    outbox_entry e = entry_for(name, snap, if_match);
+    savekit::status recorded = clear_acknowledged(rs, {name});
+    if (recorded) recorded = files.add_entry(e);
+    if (!recorded) {
+      said = not_recorded(name, recorded.error());
       return sent::unanswered;
     }
     return send_entry(rs, e, said);
+  }
+
+  // A run's pushes are recorded in batches, one outbox file (one fsync) for the changes of
+  // many slots, then sent one by one: what a first sync of many slots costs.
+  void queue_push(run_state& rs, const std::string& name, const std::optional<slot_snapshot>& snap,
+                  std::optional<std::int64_t> if_match, slot_report said) {
+    rs.queued_bytes += snap ? snap->file.size() : 0;
+    rs.queued.push_back({entry_for(name, snap, if_match), std::move(said)});
+    if (rs.queued.size() >= outbox_batch_entries || rs.queued_bytes >= outbox_batch_bytes) send_queued(rs);
+  }
+  void send_queued(run_state& rs) {
+    std::vector<queued_push> batch = std::exchange(rs.queued, {});
+    rs.queued_bytes = 0;
+    if (batch.empty()) return;
+    std::set<std::string> slots;
+    std::vector<outbox_entry*> entries;
+    for (queued_push& q : batch) {
+      slots.insert(q.e.slot);
+      entries.push_back(&q.e);
+    }
+    savekit::status recorded = clear_acknowledged(rs, slots);
+    if (recorded) recorded = files.add_entries(entries);
+    if (!recorded) {
+      for (queued_push& q : batch) add(rs, not_recorded(q.e.slot, recorded.error()));
+      return;
+    }
+    const bool was = std::exchange(rs.deferring, false);  // a slot decided again pushes at once
+    for (queued_push& q : batch) {
+      if (rs.fatal) {  // recorded, never sent: the next run sends it
+        add(rs, failed(q.e.slot, error{errc::network, 0, "not sent: " + rs.fatal->message()}));
+        continue;
+      }
+      sent how = send_entry(rs, q.e, q.said);
+      if (how == sent::moved) {
+        bring(rs, q.e.slot, 1);
+        continue;
+      }
+      if (how == sent::stop) {
+        add(rs, failed(q.e.slot, error{errc::network, 0, "not sent: " + rs.fatal->message()}));
+        continue;
+      }
+      add(rs, std::move(q.said));
+    }
+    rs.deferring = was;
   }
 
   // ---- pulling ----
@@ -744,6 +811,7 @@ struct sync::impl {
                       rec.refused->http_status, rec.refused->code);
         return add(rs, std::move(said));
       }
+      if (rs.deferring) return queue_push(rs, name, snap, if_match, std::move(said));
       sent how = push(rs, name, snap, if_match, said);
       if (how == sent::moved && depth == 0) return bring(rs, name, 1);
       if (how == sent::stop) return;
@@ -1004,6 +1072,8 @@ struct sync::impl {
     const bool wiped = gone >= 3 && gone * 2 > synced;
 
     // 4. Each slot (a conflict's kept copy is pushed by the conflict, and skipped here).
+    // Pushes are recorded and sent in batches (send_queued).
+    rs.deferring = true;
     for (const std::string& name : names) {
       if (only && name != *only) continue;
       if (rs.blocked.contains(name) || rs.fatal || closing) continue;
@@ -1027,6 +1097,8 @@ struct sync::impl {
       if (acted)
         if (savekit::status saved = save_state(rs); !saved) return std::move(saved).error();
     }
+    send_queued(rs);
+    rs.deferring = false;
     // Records with nothing left to say are dropped.
     for (auto it = rs.doc.slots.begin(); it != rs.doc.slots.end();)
       it = it->second.empty() ? rs.doc.slots.erase(it) : std::next(it);

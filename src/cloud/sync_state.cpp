@@ -1,6 +1,11 @@
 // The sync's files beside the slots (sync_state.hpp, with its invariants).
 #include "sync_state.hpp"
 
+#include "../crc32c.hpp"
+
+#include <map>
+#include <set>
+
 #include <savekit/json.hpp>
 
 #include <algorithm>
@@ -15,6 +20,8 @@ namespace {
 
 constexpr std::uint64_t max_state_bytes = 64u << 20;
 constexpr std::uint64_t max_entry_bytes = (std::uint64_t{1} << 30) + (1u << 20);
+// A batch holds up to outbox_batch_bytes of entries, or one larger entry alone.
+constexpr std::uint64_t max_outbox_file_bytes = max_entry_bytes + outbox_batch_bytes;
 constexpr json_options state_json{.skip_null_members = true};
 
 // The entry's JSON line: everything but the body.
@@ -26,8 +33,9 @@ struct entry_line {
   std::uint64_t local_generation = 0;
   std::int64_t created_us = 0;
   std::uint64_t body_bytes = 0;
-  std::string body_sha256;
+  std::string body_sha256;  // entries written before body_crc32c (still read)
   std::int64_t local_saved_at_us = 0;
+  std::optional<std::uint32_t> body_crc32c;  // damage on the disk, found (a hash's cost is not needed here)
 };
 
 }  // namespace
@@ -95,32 +103,23 @@ result<state_document> sync_files::load_state() {
 
 status sync_files::save_state(const state_document& s) { return write_whole(state_file, to_json(s, state_json)); }
 
-result<std::vector<outbox_entry>> sync_files::load_outbox(std::vector<std::string>* damaged) {
-  result<std::vector<std::string>> names = fs_.list_directory(folder_);
-  if (!names) return std::move(names).error();
-  std::sort(names->begin(), names->end());
-  result<std::vector<outbox_entry>> out{std::in_place};
-  for (const std::string& name : *names) {
-    if (!name.starts_with(outbox_prefix) || name.ends_with(".tmp")) continue;
-    result<std::string> bytes = read_whole(name, max_entry_bytes);
-    if (!bytes) return std::move(bytes).error();
-    const std::size_t line_end = bytes->find('\n');
-    result<entry_line> line = line_end == std::string::npos
-                                  ? result<entry_line>{error{errc::unexpected_end, 0, "no line"}}
-                                  : from_json<entry_line>(std::string_view{*bytes}.substr(0, line_end));
-    const std::string_view body =
-        line_end == std::string::npos ? std::string_view{} : std::string_view{*bytes}.substr(line_end + 1);
-    if (!line || line->format != 1 || body.size() != line->body_bytes ||
-        savekit::detail::sha256_hex(body) != line->body_sha256 || name != std::string{outbox_prefix} + line->write_id ||
-        (line->op != "put" && line->op != "delete")) {
-      // Set aside (as the slots set a damaged generation aside): kept for a person to look
-      // at, reported once, never read as an entry again.
-      std::string kept = path(name);
-      const std::string aside = path(std::string{damaged_prefix} + name.substr(outbox_prefix.size()));
-      if (fs_.rename(kept, aside)) kept = aside;
-      if (damaged) damaged->push_back(kept);
-      continue;
-    }
+namespace {
+
+// An outbox file: one entry or a batch of them written at once, each a JSON line and its
+// body. Damaged anywhere (it cannot be: files are written whole): nullopt.
+std::optional<std::vector<outbox_entry>> parse_entries(std::string_view bytes) {
+  std::vector<outbox_entry> out;
+  while (!bytes.empty()) {
+    const std::size_t line_end = bytes.find('\n');
+    if (line_end == std::string_view::npos) return std::nullopt;
+    result<entry_line> line = from_json<entry_line>(bytes.substr(0, line_end));
+    if (!line || line->format != 1 || (line->op != "put" && line->op != "delete") ||
+        line->body_bytes > bytes.size() - line_end - 1)
+      return std::nullopt;
+    const std::string_view body = bytes.substr(line_end + 1, line->body_bytes);
+    if (line->body_crc32c ? savekit::detail::crc32c(body.data(), body.size()) != *line->body_crc32c
+                          : savekit::detail::sha256_hex(body) != line->body_sha256)
+      return std::nullopt;
     outbox_entry e;
     e.format = line->format;
     e.slot = std::move(line->slot);
@@ -135,44 +134,127 @@ result<std::vector<outbox_entry>> sync_files::load_outbox(std::vector<std::strin
     e.body_bytes = line->body_bytes;
     e.body_sha256 = std::move(line->body_sha256);
     e.body = std::string{body};
-    out->push_back(std::move(e));
+    out.push_back(std::move(e));
+    bytes.remove_prefix(line_end + 1 + body.size());
   }
-  std::stable_sort(out->begin(), out->end(),
-                   [](const outbox_entry& a, const outbox_entry& b) { return a.created_us < b.created_us; });
+  if (out.empty()) return std::nullopt;
   return out;
 }
 
-status sync_files::add_entry(const outbox_entry& e) {
-  entry_line line{e.format,
-                  e.slot,
-                  e.op,
-                  e.write_id,
-                  e.if_match,
-                  e.meta,
-                  e.content,
-                  e.local_generation,
-                  e.created_us,
-                  e.body.size(),
-                  savekit::detail::sha256_hex(e.body),
-                  e.local_saved_at_us};
-  std::string bytes = to_json(line, state_json);
-  bytes += '\n';
-  bytes += e.body;
-  return write_whole(std::string{outbox_prefix} + e.write_id, bytes);
+std::string entries_bytes(const std::vector<const outbox_entry*>& entries) {
+  std::string bytes;
+  for (const outbox_entry* e : entries) {
+    entry_line line{e->format,
+                    e->slot,
+                    e->op,
+                    e->write_id,
+                    e->if_match,
+                    e->meta,
+                    e->content,
+                    e->local_generation,
+                    e->created_us,
+                    e->body.size(),
+                    {},
+                    e->local_saved_at_us,
+                    savekit::detail::crc32c(e->body.data(), e->body.size())};
+    bytes += to_json(line, state_json);
+    bytes += '\n';
+    bytes += e->body;
+  }
+  return bytes;
 }
 
-status sync_files::remove_entry(const outbox_entry& e) {
-  if (status removed = fs_.remove(path(std::string{outbox_prefix} + e.write_id)); !removed) return removed;
-  return fs_.sync_directory(folder_);
+}  // namespace
+
+result<std::vector<outbox_entry>> sync_files::load_outbox(std::vector<std::string>* damaged) {
+  result<std::vector<std::string>> names = fs_.list_directory(folder_);
+  if (!names) return std::move(names).error();
+  std::sort(names->begin(), names->end());
+  result<std::vector<outbox_entry>> out{std::in_place};
+  std::map<std::string, std::size_t> counts;
+  for (const std::string& name : *names) {
+    if (!name.starts_with(outbox_prefix) || name.ends_with(".tmp")) continue;
+    result<std::string> bytes = read_whole(name, max_outbox_file_bytes);
+    if (!bytes) return std::move(bytes).error();
+    std::optional<std::vector<outbox_entry>> entries = parse_entries(*bytes);
+    if (!entries) {
+      // Set aside (as the slots set a damaged generation aside): kept for a person to look
+      // at, reported once, never read as an entry again.
+      std::string kept = path(name);
+      const std::string aside = path(std::string{damaged_prefix} + name.substr(outbox_prefix.size()));
+      if (fs_.rename(kept, aside)) kept = aside;
+      if (damaged) damaged->push_back(kept);
+      continue;
+    }
+    counts[name] = entries->size();
+    for (outbox_entry& e : *entries) {
+      e.file = name;
+      out->push_back(std::move(e));
+    }
+  }
+  std::stable_sort(out->begin(), out->end(),
+                   [](const outbox_entry& a, const outbox_entry& b) { return a.created_us < b.created_us; });
+  std::lock_guard lock(entries_mutex_);
+  entries_in_ = std::move(counts);
+  return out;
 }
+
+status sync_files::add_entry(outbox_entry& e) {
+  std::vector<outbox_entry*> one{&e};
+  return add_entries(one);
+}
+
+status sync_files::add_entries(const std::vector<outbox_entry*>& entries) {
+  if (entries.empty()) return {};
+  const std::string file = std::string{outbox_prefix} + entries.front()->write_id;
+  const std::vector<const outbox_entry*> all(entries.begin(), entries.end());
+  if (status written = write_whole(file, entries_bytes(all)); !written) return written;
+  for (outbox_entry* e : entries) e->file = file;
+  std::lock_guard lock(entries_mutex_);
+  entries_in_[file] = entries.size();
+  return {};
+}
+
+status sync_files::remove_entry(const outbox_entry& e) { return remove_entries({e}); }
 
 status sync_files::remove_entries(const std::vector<outbox_entry>& entries) {
   if (entries.empty()) return {};
-  status outcome;
+  std::map<std::string, std::set<std::string>> going;  // file -> write ids
   for (const outbox_entry& e : entries)
-    if (status removed = fs_.remove(path(std::string{outbox_prefix} + e.write_id)); !removed && outcome)
-      outcome = std::move(removed);
-  if (status synced = fs_.sync_directory(folder_); !synced && outcome) outcome = std::move(synced);
+    going[e.file.empty() ? std::string{outbox_prefix} + e.write_id : e.file].insert(e.write_id);
+  status outcome;
+  auto keep = [&](status s) {
+    if (!s && outcome) outcome = std::move(s);
+  };
+  for (const auto& [file, ids] : going) {
+    std::size_t held = 0;  // entries the file holds, if known
+    {
+      std::lock_guard lock(entries_mutex_);
+      if (auto known = entries_in_.find(file); known != entries_in_.end()) held = known->second;
+    }
+    if (held > ids.size()) {
+      // Some of the file's entries stay (unanswered): the file is written again without the rest.
+      result<std::string> bytes = read_whole(file, max_outbox_file_bytes);
+      std::optional<std::vector<outbox_entry>> all = bytes ? parse_entries(*bytes) : std::nullopt;
+      if (!all) {
+        keep(bytes ? status{error{errc::corrupt_store, 0, path(file) + " does not read"}} : status{bytes.error()});
+        continue;
+      }
+      std::vector<const outbox_entry*> staying;
+      for (const outbox_entry& e : *all)
+        if (!ids.contains(e.write_id)) staying.push_back(&e);
+      if (!staying.empty()) {
+        keep(write_whole(file, entries_bytes(staying)));
+        std::lock_guard lock(entries_mutex_);
+        entries_in_[file] = staying.size();
+        continue;
+      }
+    }
+    keep(fs_.remove(path(file)));
+    std::lock_guard lock(entries_mutex_);
+    entries_in_.erase(file);
+  }
+  keep(fs_.sync_directory(folder_));
   return outcome;
 }
 

@@ -4,8 +4,9 @@
 //   .savekit-sync.json          the state: this device's id, the server's url, per slot the
 //                               baseline (the server version both sides last agreed on),
 //                               the last list's entry, an open conflict, a refused change
-//   .savekit-sync.out.<id>      one outbox entry: a change to push, with its write id,
-//                               precondition, metadata and bytes, written before it is sent
+//   .savekit-sync.out.<id>      outbox entries: changes to push, each with its write id,
+//                               precondition, metadata and bytes, written before they are
+//                               sent — one, or a batch decided in one run (one fsync)
 //   .savekit-sync.held.<id>     the remote save of an open conflict (resolve works offline)
 //   .savekit-sync.damaged.<id>  an outbox entry that did not read, set aside (never sent)
 //
@@ -15,7 +16,8 @@
 //  1. An outbox entry is durable (synced, renamed, folder synced) before its first byte is
 //     sent, and never changes: every resend repeats its write id, precondition, metadata
 //     and bytes, until the server answers it definitely.
-//  2. A slot has at most one entry; a newer change waits until it is answered.
+//  2. A slot has at most one entry; a newer change waits until it is answered. (Entries of
+//     several slots may share a file: a run's batch, written whole before any is sent.)
 //  3. An entry is removed only after what its answer taught (the baseline) is durable in
 //     the state: a crash in between resends it, and the server answers the replay as the
 //     first time. (The sync learns answers in batches: the state is saved once per batch,
@@ -29,6 +31,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,7 +102,13 @@ struct outbox_entry {
   std::uint64_t body_bytes = 0;
   std::string body_sha256;
   std::string body;  // not in the file's JSON line: the bytes after it
+  std::string file;  // the outbox file holding it (not in the file)
 };
+
+// Changes decided together are written as one outbox file (one fsync for the batch), up to
+// this many entries and bytes; a larger change goes alone.
+inline constexpr std::size_t outbox_batch_entries = 32;
+inline constexpr std::uint64_t outbox_batch_bytes = std::uint64_t{64} << 20;
 
 class sync_files {
  public:
@@ -112,10 +121,13 @@ class sync_files {
   // Every entry in the outbox. A damaged entry (it cannot be: entries are written whole) is
   // set aside as .savekit-sync.damaged.<id>, for a person to look at, and named in `damaged`.
   result<std::vector<outbox_entry>> load_outbox(std::vector<std::string>* damaged = nullptr);
-  status add_entry(const outbox_entry& e);  // invariant 1
+  status add_entry(outbox_entry& e);  // invariant 1 (sets e.file)
+  // A batch in one file, written whole: durable together before any is sent.
+  status add_entries(const std::vector<outbox_entry*>& entries);
   status remove_entry(const outbox_entry& e);
   // Several at once, the folder synced once (invariant 3 holds for each: the caller saved
-  // the state that learned their answers first).
+  // the state that learned their answers first). A file some of whose entries stay is
+  // written again with those only.
   status remove_entries(const std::vector<outbox_entry>& entries);
 
   status hold(std::string_view id, std::string_view file_bytes, std::string& held_file);
@@ -130,6 +142,10 @@ class sync_files {
   result<std::string> read_whole(std::string_view file, std::uint64_t max_bytes);
   file_system& fs_;
   std::string folder_;
+  // Outbox file -> entries it holds (as loaded or written). status() reads the outbox while
+  // a run may be writing it, on another thread.
+  std::mutex entries_mutex_;
+  std::map<std::string, std::size_t> entries_in_;
 };
 
 inline constexpr std::string_view state_file = ".savekit-sync.json";

@@ -3,7 +3,10 @@
 // and a full local disk — each ends in a retry with the same write or a clear error, never
 // a changed local save or a lost one. Against the real server, through fault_transport.
 #include <atomic>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "cloud_fixture.hpp"
 #include "support/fault_fs.hpp"
@@ -87,6 +90,47 @@ TEST_P(CloudFaults, ADamagedOutboxEntryIsReportedSetAsideAndItsSlotStillSyncs) {
   auto again = run(desk);
   EXPECT_TRUE(again.unreadable_entries.empty()) << "named once";
   EXPECT_TRUE(again.all_synced());
+}
+
+// Pushes are recorded in batches (one outbox file for many slots). When some of a batch's
+// answers are lost, the file is written again with those entries only: the next run resends
+// exactly them (the same write ids), and every slot ends synced, each applied once.
+TEST_P(CloudFaults, LostAnswersInABatchAreResentAloneAndTheRestIsDone) {
+  device& desk = make_device("desktop", {}, [](savekit::cloud::options& o) { o.attempts = 1; });
+  constexpr int slots = 40;  // more than a batch
+  for (int i = 0; i < slots; ++i) write(desk, "slot" + std::to_string(i), Game{"h", i, {}});
+  const std::set<std::string> lose = {"/v1/slots/slot3", "/v1/slots/slot17", "/v1/slots/slot35"};
+  desk.net->after =
+      [&](const savekit::cloud::http_request& r,
+          savekit::result<savekit::cloud::http_response> got) -> savekit::result<savekit::cloud::http_response> {
+    if (r.method == "PUT" && lose.contains(r.target)) return dropped();  // applied, its answer lost
+    return got;
+  };
+  auto first = run(desk);
+  EXPECT_EQ(first.count(outcome::pushed), std::size_t{slots - 3});
+  EXPECT_EQ(first.count(outcome::failed), 3u);
+  std::map<std::string, std::string> sent_ids;  // target -> write id of the first attempt
+  for (const auto& p : desk.net->requests("PUT")) sent_ids.emplace(p.target, p.header("Savekit-Write-Id"));
+  std::size_t files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(desk.dir))
+    if (f.path().filename().string().starts_with(".savekit-sync.out.")) ++files;
+  EXPECT_GE(files, 1u);
+  EXPECT_LE(files, 2u) << "the entries left share their batches' files";
+
+  desk.net->after = nullptr;
+  const std::size_t before = desk.net->requests("PUT").size();
+  auto second = run(desk);
+  auto puts = desk.net->requests("PUT");
+  ASSERT_EQ(puts.size() - before, 3u) << "only the unanswered ones are sent again";
+  for (std::size_t i = before; i < puts.size(); ++i) {
+    EXPECT_TRUE(lose.contains(puts[i].target)) << puts[i].target;
+    EXPECT_EQ(puts[i].header("Savekit-Write-Id"), sent_ids[puts[i].target]) << "the same write";
+  }
+  EXPECT_EQ(second.count(outcome::pushed), 3u);
+  EXPECT_TRUE(second.all_synced());
+  for (const std::string name : {"slot3", "slot17", "slot35", "slot0"}) EXPECT_EQ(server_versions(name), 1u) << name;
+  for (const auto& f : std::filesystem::directory_iterator(desk.dir))
+    EXPECT_FALSE(f.path().filename().string().starts_with(".savekit-sync.out.")) << f.path();
 }
 
 TEST_P(CloudFaults, AResetBeforeTheRequestAndServerErrorsAreRetriedWithinTheRun) {
