@@ -614,7 +614,7 @@ def cloud_report(path):
           f"`run_async` ≤ 1 ms on the game's thread — here at most **{run_async[2] / 1e3:.0f} µs**. "
           "The floor sends the very PUTs the sync sent (recorded), for another player, on one kept-alive "
           "handle, without `Expect: 100-continue`; the sync's time includes opening its state, the list, and "
-          "keeping its outbox and state durable (an fsync per change).")
+          "keeping its outbox and state durable (an fsync per batch of up to 32 changes).")
 
 
 def medians_by(path, fields):
