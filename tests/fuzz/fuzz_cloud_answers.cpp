@@ -1,5 +1,5 @@
-// Any bytes as what a server answers the sync: a list, an error answer (a 412's slot), an
-// ETag, a time, a save's metadata and a downloaded generation file. Each parser returns a
+// Any bytes as what a server answers the sync: a list, a slot's kept versions, an error
+// answer (a 412's slot), an ETag, a time, a save's metadata and a downloaded generation file. Each parser returns a
 // value or an error and never crashes; what a parser accepts holds its promises (a listed
 // name is a slot name, a version is positive; a generation file parses back to itself).
 #include "cloud/wire.hpp"
@@ -18,6 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
   } else {
     FUZZ_CHECK(listing.error().code() == savekit::errc::network);
+  }
+  if (auto kept = parse_versions(text, "slot1")) {
+    for (const remote_entry& v : *kept) FUZZ_CHECK(v.name == "slot1" && v.version > 0 && v.bytes >= 0);
+  } else {
+    FUZZ_CHECK(kept.error().code() == savekit::errc::network);
   }
   if (auto answer = parse_error_answer(text); answer && answer->slot) FUZZ_CHECK(answer->slot->version > 0);
   if (auto version = parse_etag(text)) FUZZ_CHECK(*version > 0);
