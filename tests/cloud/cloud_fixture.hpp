@@ -85,7 +85,8 @@ class cloud_test : public test_server::server_test {
 
   void SetUp() override {
     server_test::SetUp();
-    server_ = start_server(server_arguments());
+    db_ = database();
+    server_ = start_server(server_arguments(), db_);
     ASSERT_TRUE(server_);
     player_ = unique_player("cloud");
     token_ = creds_.token(player_);
@@ -97,6 +98,15 @@ class cloud_test : public test_server::server_test {
   virtual std::vector<std::string> server_arguments() { return {"--rate", "0"}; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
+  // The server stopped (SIGTERM) and started again on the same database: a new port, so
+  // every device's sync opens again (their state is on disk; a pending fault hook goes).
+  void restart_server() {
+    if (server_) server_->stop();
+    server_ = start_server(server_arguments(), db_);
+    ASSERT_TRUE(server_);
+    for (auto& d : devices_) open_sync(*d);
+  }
+
   // Where the devices send their requests (a proxy's tests put one in between).
   virtual std::string sync_url() const { return url(); }
 
@@ -179,6 +189,7 @@ class cloud_test : public test_server::server_test {
   }
 
   std::unique_ptr<test_server::server_process> server_;
+  std::string db_;  // the server's --db
   std::string player_, token_;
   std::vector<std::unique_ptr<device>> devices_;
 };

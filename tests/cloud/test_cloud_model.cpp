@@ -1,7 +1,8 @@
 // A model-based test of the sync: three devices of one player make random histories —
 // saves, deletions, syncs of every slot or one, each conflict policy, conflicts left open
 // and resolved later, answers lost after the server applied a write, requests that never
-// left, and the game quitting between runs (the sync and the slots opened again) — for
+// left, the server restarting (SIGTERM, the same database) and the game quitting between
+// runs (the sync and the slots opened again) — for
 // many seeds, against a real savekit-server. After each history the devices sync in peace
 // and the checker (cloud_checker.hpp) demands:
 //   - nothing that mattered is lost: every save that was a slot's newest on a device when
@@ -108,7 +109,7 @@ class CloudModel : public cloud_test {
           d.net->before = nullptr;
           return dropped();
         };
-      } else if (roll < 94) {
+      } else if (roll < 92) {
         auto open = d.sync->status();
         ASSERT_TRUE(open) << open.error().to_string();
         for (const auto& s : *open)
@@ -120,6 +121,10 @@ class CloudModel : public cloud_test {
             if (!done) trace("  refused: " + done.error().to_string());
             break;
           }
+      } else if (roll < 97) {
+        trace("the server restarts");
+        restart_server();
+        if (HasFatalFailure()) return;
       } else {
         trace(name + " quits and starts again");
         d.sync.reset();

@@ -99,25 +99,20 @@ class CloudRestore : public CloudSync {
   void SetUp() override {
     if (GetParam() != "sqlite") GTEST_SKIP() << "a restore from a backup is made here by copying SQLite's file";
     CloudSync::SetUp();
-    restart();
-  }
-  void restart() {
-    server_->stop();
-    server_ = start_server(server_arguments(), "sqlite:" + db_.string());
-    ASSERT_TRUE(server_);
-    for (auto& d : devices_) open_sync(*d);
+    db_ = "sqlite:" + file_.string();
+    restart_server();
   }
   void back_up() {
     server_->stop();
-    std::filesystem::copy_file(db_, backup_);
-    restart();
+    std::filesystem::copy_file(file_, backup_);
+    restart_server();
   }
   void restore() {
     server_->stop();
-    std::filesystem::copy_file(backup_, db_, std::filesystem::copy_options::overwrite_existing);
-    restart();
+    std::filesystem::copy_file(backup_, file_, std::filesystem::copy_options::overwrite_existing);
+    restart_server();
   }
-  const std::filesystem::path db_ = dir_.path() / "restored.db", backup_ = dir_.path() / "backup.db";
+  const std::filesystem::path file_ = dir_.path() / "restored.db", backup_ = dir_.path() / "backup.db";
   const Game older{"Aria", 5, {}}, newer{"Aria", 40, {"crown"}};
 
   // The device saves the older save, the server is backed up, the device saves the newer
