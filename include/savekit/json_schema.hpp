@@ -125,21 +125,8 @@ class schema_writer {
   }
 
  private:
-  static std::string quoted(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) {
-        static constexpr char hex[] = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[(c >> 4) & 0xF];
-        out += hex[c & 0xF];
-        continue;
-      }
-      out += c;
-    }
-    return out + "\"";
-  }
+  // A JSON string, as the codec writes one.
+  static std::string quoted(std::string_view text) { return savekit::to_json(std::string{text}); }
 
   template <class I>
   static std::string integer_range() {

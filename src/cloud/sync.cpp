@@ -1268,21 +1268,27 @@ result<sync> sync::open(slots& s, options o) {
 // In the browser a run suspends its caller's stack at every request; a caller's stack is
 // the game's, which may be freed meanwhile (the sync closed, the slots too): only
 // run_async's run, started from a timer of its own, is safe there.
+static std::optional<error> blocking_run_refused() {
 #ifdef __EMSCRIPTEN__
-#define SAVEKIT_BLOCKING_RUN(call)               \
-  (void)sizeof(call); /* not made: only named */ \
-  return error { errc::invalid_value, 0, "in the browser a sync runs with run_async (it cannot block the page)" }
+  return error{errc::invalid_value, 0, "in the browser a sync runs with run_async (it cannot block the page)"};
 #else
-#define SAVEKIT_BLOCKING_RUN(call) return call
+  return std::nullopt;
 #endif
-result<report> sync::run() { SAVEKIT_BLOCKING_RUN(impl_->run(std::nullopt, std::nullopt)); }
-result<report> sync::run(cloud::policy p) { SAVEKIT_BLOCKING_RUN(impl_->run(std::nullopt, p)); }
+}
+result<report> sync::run() {
+  if (std::optional<error> refused = blocking_run_refused()) return *refused;
+  return impl_->run(std::nullopt, std::nullopt);
+}
+result<report> sync::run(cloud::policy p) {
+  if (std::optional<error> refused = blocking_run_refused()) return *refused;
+  return impl_->run(std::nullopt, p);
+}
 
 result<report> sync::run(std::string_view name, std::optional<cloud::policy> p) {
   if (savekit::status valid = slots::check_name(name); !valid) return std::move(valid).error();
-  SAVEKIT_BLOCKING_RUN(impl_->run(std::string{name}, p));
+  if (std::optional<error> refused = blocking_run_refused()) return *refused;
+  return impl_->run(std::string{name}, p);
 }
-#undef SAVEKIT_BLOCKING_RUN
 
 // run_async's run: takes the callbacks queued so far, runs, and hands them the report.
 void sync::impl::run_queued_now() {
