@@ -112,10 +112,11 @@ TEST_P(CloudProxy, APulledSaveCutInTheMiddleLeavesTheSlotAsItWasAndIsPulledWhole
 
 TEST_P(CloudProxy, AnAnswerThatNeverComesEndsAtTheStallTimeoutAndTheChangeIsKept) {
   // A stall timeout short enough for a test, long enough for a loaded machine's answers to
-  // the other requests (a bound on waiting, not a timing: the held answer never comes).
+  // the other requests of the run (the list): a bound on waiting, not a timing — the held
+  // answer never comes, and a slow one has ten seconds.
   device& desk = make_device("desktop", {}, [](savekit::cloud::options& o) {
     o.attempts = 1;
-    o.stall_timeout = std::chrono::milliseconds{3000};
+    o.stall_timeout = std::chrono::milliseconds{10'000};
   });
   write(desk, "slot1", progress);
   proxy_->fail_next(tcp_fault::stall_answer, 1, "PUT");
