@@ -11,6 +11,10 @@
 //   savekit slots list DIR [--json]    a slots folder's load menu (slots_commands.hpp)
 //   savekit slots show DIR SLOT        its metadata, history and payload as JSON
 //   savekit slots restore DIR SLOT GEN an older generation becomes the newest
+//   savekit show FILE [KEY|SLOT]       the typed tree: wire formats, offsets, sizes (inspect_commands.hpp)
+//   savekit diff A B [--key K]         what changed: exit 0 the same, 1 different, 2 trouble
+//   savekit edit STORE KEY | DIR SLOT  as JSON in $EDITOR, types kept, a new commit or generation
+//   savekit schema SCHEMA FILE [KEY]   a save against a JSON Schema
 //   savekit convert --from json|msgpack|base64 --to json|msgpack|base64 [FILE] (convert_command.hpp)
 //   savekit keygen / seal / unseal / train-dict   sealed saves (seal_commands.hpp)
 //   savekit cloud status|sync|resolve DIR   cloud sync with savekit-server (cloud_commands.hpp)
@@ -32,6 +36,7 @@
 
 #include "cli_common.hpp"
 #include "convert_command.hpp"
+#include "inspect_commands.hpp"
 #include "slots_commands.hpp"
 #include "standard_descriptors.hpp"
 #include "store_commands.hpp"
@@ -59,6 +64,7 @@ int main(int argc, char** argv) {
   setup_store_commands(app, exit_code);
   setup_slots_commands(app, exit_code);
   setup_convert_command(app, exit_code);
+  setup_inspect_commands(app, exit_code);
 #if SAVEKIT_CLI_SEAL
   setup_seal_commands(app, exit_code);
 #endif
