@@ -24,7 +24,7 @@ build/release/bench/seed_studies "$@" --out "$results/seed_studies.json"
 export NODE_PATH=/usr/share/nodejs
 npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
 cmake --preset emscripten >/dev/null
-cmake --build --preset emscripten --target study_a_node study_a_web
+cmake --build --preset emscripten --target study_a_node study_a_web web_inspector
 if [ "${1:-}" = "--quick" ]; then wasm_args=(200 1 10); else wasm_args=(10000 7 200); fi
 node bench/web/run_study_a.mjs build/release build/wasm "$results" "${wasm_args[@]}"
 
@@ -44,3 +44,7 @@ trap 'rm -rf "$store_dir"' EXIT
 ./build/release/examples/example_prefs_status load "$store_dir"
 echo
 scripts/cloud_demo.sh build/release
+echo
+echo "The save inspector page is built: build/wasm/examples/web/inspector.html. To use it, serve"
+echo "that folder with any static server and open it, e.g.:"
+echo "  python3 -m http.server -b 127.0.0.1 8000 -d build/wasm/examples/web   # then http://127.0.0.1:8000/inspector.html"

@@ -64,9 +64,10 @@ run_wasm() {
   # zstd and libsodium as WebAssembly, from Debian's source packages (sealed saves).
   scripts/build-wasm-deps.sh build/wasm-deps || return 1
   # The native half of the portability tests (native writes, wasm reads, and back), and the
-  # savekit-server the browser's cloud sync test syncs with.
+  # savekit-server the browser's cloud sync test syncs with, and the savekit program and
+  # inspect_fixtures the inspector page's test opens saves and downloads with.
   cmake --preset dev >/dev/null || return 1
-  cmake --build --preset dev -j "$jobs" --target test_portability savekit_server || return 1
+  cmake --build --preset dev -j "$jobs" --target test_portability savekit_server savekit_cli inspect_fixtures || return 1
   run_preset emscripten
 }
 

@@ -6,6 +6,8 @@
 #include <savekit/savekit.hpp>
 
 #include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -96,6 +98,16 @@ inline std::string terminal_safe(std::string_view text, bool keep_newlines, bool
 }
 
 inline bool valid_utf8(std::string_view s) { return savekit::is_valid_utf8(s); }
+
+// A time as RFC 3339, UTC, to the second ("2026-12-07T02:15:30Z").
+inline std::string rfc3339(std::chrono::system_clock::time_point at) {
+  std::time_t seconds = std::chrono::system_clock::to_time_t(at);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
 
 // A key as `list` shows it: as it is when that is plain text; otherwise quoted, with
 // control characters (C0, DEL and C1) and bytes that are not UTF-8 as \xNN or \u00NN,

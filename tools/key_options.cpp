@@ -2,7 +2,7 @@
 #include "key_options.hpp"
 
 #if SAVEKIT_CLI_SEAL
-#include "seal_commands.hpp"
+#include "key_files.hpp"
 #endif
 
 namespace savekit_cli {

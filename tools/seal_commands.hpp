@@ -32,10 +32,6 @@ struct seal_arguments {
 // exit_code.
 void setup_seal_commands(CLI::App& app, int& exit_code);
 
-// Opens sealed prefs entries (savekit get --key-file): the keys of a key file, for a player.
-savekit::result<std::shared_ptr<const savekit::payload_sealer>> sealer_from_key_file(const std::string& path,
-                                                                                     const std::string& player);
-
 // Writes a new key. To a file: a new one (an existing file is refused: every save sealed with
 // its keys would be lost), or with add, as the first line of an existing key file (the new
 // key seals; the old ones still open what they sealed).

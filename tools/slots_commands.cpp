@@ -83,14 +83,6 @@ struct verified_folder {
 namespace savekit_cli {
 namespace {
 
-std::string rfc3339(std::chrono::system_clock::time_point at) {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(at);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 // As `savekit list` names the value type a prefs entry of that encoding is stored under.
 std::string_view encoding_name(savekit::object_encoding e) {

@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "cli_common.hpp"
 #include "cli_files.hpp"
@@ -200,9 +201,9 @@ result<opened_value> slot_file_value(const std::string& path, const value_source
       out = slot_value(*s, slot.name, std::nullopt, source.sealer != nullptr);
   }
   // The copy and the folder savekit made go; nothing else was in it.
-  const std::string command = "rm -rf -- '" + folder + "'";
-  if (folder.find('\'') == std::string::npos && std::system(command.c_str()) != 0)
-    warn(folder, "a temporary folder could not be removed");
+  std::error_code removed;
+  std::filesystem::remove_all(folder, removed);
+  if (removed) warn(folder, "a temporary folder could not be removed: " + removed.message());
   return out;
 }
 

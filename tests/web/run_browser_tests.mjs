@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromiumPath, chromiumVersion, killBrowser, launch, quitBrowser, serve } from './browser.mjs';
 import { launchRaw } from './cdp.mjs';
+import { inspectorTests } from './inspector_tests.mjs';
 
 // The DevTools-protocol tests (cdp.mjs) need a WebSocket, behind a flag in Node 20.
 if (typeof WebSocket === 'undefined') {
@@ -703,6 +704,9 @@ const tests = {
   },
 
 };
+
+// The save inspector page (inspector_tests.mjs).
+Object.assign(tests, inspectorTests({ origin, launch, freshProfile, snapshot }));
 
 const only = process.env.SAVEKIT_BROWSER_TEST;  // a substring of a test name, to run one
 console.log(`browser tests: ${chromiumVersion()}, ${origin}, build ${buildDir}`);
