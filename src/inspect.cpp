@@ -485,6 +485,11 @@ class json_reader {
 
 // ---- rendering and paths ----------------------------------------------------------------
 
+std::string escaped_byte(const char* prefix, unsigned char c) {
+  static constexpr char hex[] = "0123456789abcdef";
+  return std::string{prefix} + hex[c >> 4] + hex[c & 0xF];
+}
+
 std::string quoted(std::string_view text, std::size_t max) {
   std::string out = "\"";
   std::size_t shown = 0;
@@ -503,10 +508,21 @@ std::string quoted(std::string_view text, std::size_t max) {
     } else if (c == '\t') {
       out += "\\t";
     } else if (c < 0x20 || c == 0x7f) {  // never a terminal's control sequence
-      static constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xF];
+      out += escaped_byte("\\x", c);
+    } else if (c >= 0x80) {
+      // UTF-8 as it is, but a C1 control (U+0080..U+009F: CSI is one) escaped, and a byte
+      // that is not UTF-8 too (alone, 0x9b is CSI to an 8-bit terminal).
+      const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+      const bool whole = c >= 0xc2 && i + length <= text.size() && is_valid_utf8(text.substr(i, length));
+      if (!whole) {
+        out += escaped_byte("\\x", c);
+      } else if (c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) {
+        out += escaped_byte("\\u00", static_cast<unsigned char>(text[i + 1]));
+        ++i;
+      } else {
+        out.append(text.substr(i, length));
+        i += length - 1;
+      }
     } else {
       out += static_cast<char>(c);
     }
@@ -565,6 +581,7 @@ void render_into(std::string& out, const node& n, const render_options& o, std::
   }
   out += summary(n, o);
   out += '\n';
+  if (!o.children) return;
   if (n.kind == kind::array) {
     for (std::size_t i = 0; i < n.items.size(); ++i)
       render_into(out, n.items[i], o, indent + 1, "[" + std::to_string(i) + "]");

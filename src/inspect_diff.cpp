@@ -3,6 +3,7 @@
 // or by an id member when every element of both has it and the ids are unique.
 #include "savekit/inspect_diff.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <unordered_map>
 
@@ -54,18 +55,26 @@ class differ {
 
   static bool keyed(const node& n) { return n.kind == kind::string || n.kind == kind::integer; }
 
+  // A key's identity: a string's or an integer's text (1 and "1" are one key to the JSON
+  // side, and a change of its kind is reported), anything else by its kind and value.
+  static std::string identity(const node& key) {
+    if (keyed(key)) return key.text;
+    std::string line = render(key, {.offsets = false, .max_bytes = SIZE_MAX, .max_string = SIZE_MAX, .children = true});
+    return std::string(1, '\0') + line;
+  }
+
+  // (A key repeated in one map is compared as the readers take it: the last one.)
   void maps(const node& a, const node& b, const std::string& path) {
-    std::unordered_map<std::string_view, std::size_t> in_b;  // key text -> index of the value; the last wins
-    for (std::size_t k = 0; k + 1 < b.items.size(); k += 2)
-      if (keyed(b.items[k])) in_b[b.items[k].text] = k + 1;
-    std::unordered_map<std::string_view, std::size_t> in_a;
-    for (std::size_t k = 0; k + 1 < a.items.size(); k += 2)
-      if (keyed(a.items[k])) in_a[a.items[k].text] = k + 1;
+    std::unordered_map<std::string, std::size_t> in_b;  // key identity -> index of the value; the last wins
+    for (std::size_t k = 0; k + 1 < b.items.size(); k += 2) in_b[identity(b.items[k])] = k + 1;
+    std::unordered_map<std::string, std::size_t> in_a;
+    for (std::size_t k = 0; k + 1 < a.items.size(); k += 2) in_a[identity(a.items[k])] = k + 1;
     for (std::size_t k = 0; k + 1 < a.items.size(); k += 2) {
       const node& key = a.items[k];
-      if (!keyed(key) || in_a[key.text] != k + 1) continue;  // an unusual key, or a repeated one read over
+      const std::string id = identity(key);
+      if (in_a[id] != k + 1) continue;  // a repeated key, read over
       const std::string inner = child_path(path, key);
-      const auto found = in_b.find(key.text);
+      const auto found = in_b.find(id);
       if (found == in_b.end()) {
         add(change::what::removed, inner, &a.items[k + 1], nullptr);
         continue;
@@ -76,9 +85,11 @@ class differ {
       else
         compare(a.items[k + 1], b.items[found->second], inner);
     }
-    for (std::size_t k = 0; k + 1 < b.items.size(); k += 2)
-      if (keyed(b.items[k]) && in_b[b.items[k].text] == k + 1 && !in_a.count(b.items[k].text))
+    for (std::size_t k = 0; k + 1 < b.items.size(); k += 2) {
+      const std::string id = identity(b.items[k]);
+      if (in_b[id] == k + 1 && !in_a.count(id))
         add(change::what::added, child_path(path, b.items[k]), nullptr, &b.items[k + 1]);
+    }
   }
 
   // The id of each element, when every element is a map with the id member (a string or an

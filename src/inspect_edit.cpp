@@ -50,6 +50,14 @@ std::string integer_text(const integer_value& v) {
   return v.negative ? "-" + std::to_string(v.magnitude) : std::to_string(v.magnitude);
 }
 
+// An integer key's text as savekit writes it ("05" and "-0" are 5 and 0), so that two
+// spellings of one key are one key.
+std::string key_text(std::string_view text, bool integer_keys) {
+  if (!integer_keys) return std::string{text};
+  std::optional<integer_value> v = integer_of(text);
+  return v ? integer_text(*v) : std::string{text};
+}
+
 // Whether v fits a MessagePack integer format.
 bool fits(const integer_value& v, std::string_view format) {
   const std::uint64_t m = v.magnitude;
@@ -92,7 +100,7 @@ void put_big_endian(std::string& out, std::uint64_t v, int bytes) {
 // narrowest of fix (when the kind has one), 8, 16, 32 bits.
 void put_sized_header(std::string& out, std::string_view format, std::uint64_t n, unsigned fix_base,
                       std::uint64_t fix_max, const std::uint8_t (&marks)[3]) {
-  const bool keep_fix = format.starts_with("fix") && n <= fix_max;
+  const bool keep_fix = fix_base != 0 && format.starts_with("fix") && n <= fix_max;  // (fixext is no sized fix form)
   const bool keep_8 = format.ends_with("8") && n <= 0xFF;
   const bool keep_16 = format.ends_with("16") && n <= 0xFFFF;
   if (keep_fix || (fix_base != 0 && !keep_8 && !keep_16 && !format.ends_with("32") && n <= fix_max)) {
@@ -598,16 +606,17 @@ class edit_reader {
         if (e.kind != kind::map) return retyped(t, e, path, changed);
         changed = e.items.size() != t.items.size();
         bool integer_keys = t.items.size() >= 2;
-        std::unordered_map<std::string_view, std::size_t> old_keys;  // the last one wins, as the readers take it
-        for (std::size_t k = 0; k + 1 < t.items.size(); k += 2) {
-          integer_keys &= t.items[k].kind == kind::integer;
+        for (std::size_t k = 0; k + 1 < t.items.size(); k += 2) integer_keys &= t.items[k].kind == kind::integer;
+        const bool integer_keys_here = integer_keys && wire_ == wire::msgpack;
+        std::unordered_map<std::string, std::size_t> old_keys;  // the last one wins, as the readers take it
+        for (std::size_t k = 0; k + 1 < t.items.size(); k += 2)
           if (t.items[k].kind == kind::string || t.items[k].kind == kind::integer) old_keys[t.items[k].text] = k;
-        }
-        std::unordered_set<std::string_view> seen;
+        std::unordered_set<std::string> seen;
         for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
           const node& key = e.items[i];
-          if (!seen.insert(key.text).second) return fail(key, path, "the key \"" + key.text + "\" appears twice");
-          const auto found = old_keys.find(key.text);
+          const std::string text = key_text(key.text, integer_keys_here);
+          if (!seen.insert(text).second) return fail(key, path, "the key \"" + key.text + "\" appears twice");
+          const auto found = old_keys.find(text);
           const node* old_key = found == old_keys.end() ? nullptr : &t.items[found->second];
           const node* old_value = found == old_keys.end() ? nullptr : &t.items[found->second + 1];
           // Keys in the same order as before keep their place; any other order is a change.
@@ -654,8 +663,8 @@ class edit_reader {
 
 struct step {
   bool index = false;
-  std::size_t position = 0;  // an array's index
-  std::string key;           // a map's key
+  std::uint64_t position = 0;  // an array's index (64 bits: a size_t is 32 on wasm32)
+  std::string key;             // a map's key
 };
 
 std::optional<std::vector<step>> split_path(std::string_view path) {
@@ -673,7 +682,7 @@ std::optional<std::vector<step>> split_path(std::string_view path) {
       std::optional<integer_value> v = integer_of(path.substr(i + 1, close - i - 1));
       if (!v || v->negative) return std::nullopt;
       s.index = true;
-      s.position = static_cast<std::size_t>(v->magnitude);
+      s.position = v->magnitude;
       i = close + 1;
     } else if (path[i] == '"') {
       for (++i; i < path.size() && path[i] != '"'; ++i) {
@@ -700,7 +709,8 @@ result<std::vector<node*>> chain(node& root, std::string_view path) {
   for (const step& s : *steps) {
     node& here = *out.back();
     node* next = nullptr;
-    if (s.index && here.kind == kind::array && s.position < here.items.size()) next = &here.items[s.position];
+    if (s.index && here.kind == kind::array && s.position < here.items.size())
+      next = &here.items[static_cast<std::size_t>(s.position)];
     if (!s.index && here.kind == kind::map)
       for (std::size_t k = 0; k + 1 < here.items.size(); k += 2)
         if ((here.items[k].kind == kind::string || here.items[k].kind == kind::integer) && here.items[k].text == s.key)
@@ -715,13 +725,47 @@ void mark_chain(const std::vector<node*>& nodes) {
   for (node* n : nodes) mark_changed(*n);
 }
 
+// What to_editable_json refuses, found without writing the text: the page checks it once.
+status check_editable(const node& n, const std::string& path) {
+  auto cannot = [&](const node& at, const std::string& what) {
+    return error{errc::unsupported_type, static_cast<std::size_t>(at.offset),
+                 (path.empty() ? std::string{"the value"} : path) + ": " + what + " cannot be edited as JSON"};
+  };
+  if (n.kind == kind::string && !is_valid_utf8(n.text)) return cannot(n, "a string that is not UTF-8");
+  if (n.kind == kind::array)
+    for (std::size_t i = 0; i < n.items.size(); ++i)
+      if (status ok = check_editable(n.items[i], child_path(path, i)); !ok) return ok;
+  if (n.kind == kind::map) {
+    std::unordered_set<std::string_view> keys;
+    for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) {
+      const node& key = n.items[i];
+      if (key.kind != kind::string && key.kind != kind::integer)
+        return cannot(key, "a map key that is not a string or an integer");
+      if (key.kind == kind::string && !is_valid_utf8(key.text)) return cannot(key, "a map key that is not UTF-8");
+      if (!keys.insert(key.text).second) return cannot(key, "a map whose key \"" + key.text + "\" appears twice");
+      if (status ok = check_editable(n.items[i + 1], child_path(path, key)); !ok) return ok;
+    }
+  }
+  return {};
+}
+
+// What write() made is read back before it is handed out: an edit never leaves bytes that
+// the readers (and the next edit) cannot take — nested past the depth they allow, say.
+result<std::string> read_back(std::string out, wire w) {
+  result<node> again = w == wire::msgpack ? read_msgpack(out) : read_json(out);
+  if (!again)
+    return error{again.error().code(), again.error().offset(),
+                 "the edited value would not read back: " + again.error().message()};
+  return out;
+}
+
 }  // namespace
 
 result<std::string> write(const node& root, std::string_view original, wire w) {
   std::string out;
   if (w == wire::msgpack) {
     if (status ok = write_msgpack(out, root, original); !ok) return std::move(ok).error();
-    return out;
+    return read_back(std::move(out), w);
   }
   // JSON keeps the white space around its value (a file's last newline, say).
   constexpr std::string_view space = " \t\n\r";
@@ -730,7 +774,7 @@ result<std::string> write(const node& root, std::string_view original, wire w) {
   out.append(original.substr(0, first));
   if (status ok = write_json(out, root, original); !ok) return std::move(ok).error();
   if (last != std::string_view::npos) out.append(original.substr(last + 1));
-  return out;
+  return read_back(std::move(out), w);
 }
 
 result<std::string> to_editable_json(const node& root) {
@@ -740,6 +784,8 @@ result<std::string> to_editable_json(const node& root) {
   out += '\n';
   return out;
 }
+
+status editable(const node& root) { return check_editable(root, ""); }
 
 result<node> apply_edit(const node& original, std::string_view edited_json, wire w, const edit_options& o) {
   result<node> edited = read_json(edited_json, o.json_limits);
@@ -817,7 +863,8 @@ status insert_value(node& root, std::string_view path, std::string_view key_or_i
   if (container.kind == kind::array) {
     std::optional<integer_value> v = integer_of(key_or_index);
     if (!v || v->negative) return error{errc::invalid_path, 0, "'" + std::string{key_or_index} + "' is not an index"};
-    const std::size_t index = std::min<std::size_t>(static_cast<std::size_t>(v->magnitude), container.items.size());
+    // (Bounded before the cast: on wasm32 a size_t is 32 bits, and 2^32 would become 0.)
+    const auto index = static_cast<std::size_t>(std::min<std::uint64_t>(v->magnitude, container.items.size()));
     const node* like = container.items.empty() ? nullptr : &container.items[index == 0 ? 0 : index - 1];
     result<node> value = reader.convert(like, *edited, child_path(path, index), changed);
     if (!value) return std::move(value).error();
@@ -825,11 +872,12 @@ status insert_value(node& root, std::string_view path, std::string_view key_or_i
     container.items.insert(container.items.begin() + static_cast<std::ptrdiff_t>(index), std::move(*value));
   } else if (container.kind == kind::map) {
     bool integer_keys = !container.items.empty();
-    for (std::size_t k = 0; k + 1 < container.items.size(); k += 2) {
+    for (std::size_t k = 0; k + 1 < container.items.size(); k += 2)
       integer_keys &= container.items[k].kind == kind::integer;
-      if (container.items[k].text == key_or_index)
+    const std::string wanted = key_text(key_or_index, integer_keys && w == wire::msgpack);
+    for (std::size_t k = 0; k + 1 < container.items.size(); k += 2)
+      if (container.items[k].text == wanted)
         return error{errc::already_exists, 0, child_path(path, container.items[k]) + " is there already"};
-    }
     node key;
     key.kind = kind::string;
     key.format = w == wire::json ? "string" : "";

@@ -371,6 +371,16 @@ class checker {
   // Whether value is valid against s; its problems go to out (nullptr: only the answer).
   bool valid(const node& s, const node& value, const std::string& path, std::vector<schema_problem>* out,
              std::uint32_t depth) {
+    // Each (schema, value) pair checked is a step: anyOf over references to the schema itself
+    // branches at every level, and would take 2^depth steps without a bound.
+    if (++steps_ > max_steps) {
+      if (!exhausted_) {
+        exhausted_ = true;
+        problems_.push_back({path, "the schema takes too many steps to check (" + std::to_string(max_steps) +
+                                       "): it refers to itself through more than one branch"});
+      }
+      return false;
+    }
     if (s.kind == kind::boolean) {
       if (s.text == "true") return true;
       return problem(out, path, "nothing is allowed here (the schema is false)");
@@ -449,6 +459,7 @@ class checker {
     return -1;
   }
 
+ public:
   const node* resolve(std::string_view ref) const {
     if (ref == "#") return &root_;
     if (!ref.starts_with("#/")) return nullptr;
@@ -483,6 +494,7 @@ class checker {
     return here;
   }
 
+ private:
   bool number(const node& s, const node& value, const std::string& path, std::vector<schema_problem>* out) {
     std::optional<decimal> v = decimal_of(value.text);
     if (!v) return true;  // (a non-finite float is null to JSON: not here)
@@ -509,9 +521,9 @@ class checker {
     const std::string text = string_text(value);
     bool ok = true;
     const std::size_t length = code_point_count(text);
-    if (const node* m = member(s, "minLength"); m && length < *count_of(*m))
+    if (const node* m = member(s, "minLength"); m && count_of(*m) && length < *count_of(*m))
       ok &= problem(out, path, "shorter than " + m->text + " characters (minLength)");
-    if (const node* m = member(s, "maxLength"); m && length > *count_of(*m))
+    if (const node* m = member(s, "maxLength"); m && count_of(*m) && length > *count_of(*m))
       ok &= problem(out, path, "longer than " + m->text + " characters (maxLength)");
     if (const node* p = member(s, "pattern")) {
       result<detail::schema_pattern> pattern = detail::schema_pattern::compile(p->text);
@@ -528,9 +540,9 @@ class checker {
              std::uint32_t depth) {
     bool ok = true;
     const std::size_t n = value.items.size();
-    if (const node* m = member(s, "minItems"); m && n < *count_of(*m))
+    if (const node* m = member(s, "minItems"); m && count_of(*m) && n < *count_of(*m))
       ok &= problem(out, path, std::to_string(n) + " elements, fewer than " + m->text + " (minItems)");
-    if (const node* m = member(s, "maxItems"); m && n > *count_of(*m))
+    if (const node* m = member(s, "maxItems"); m && count_of(*m) && n > *count_of(*m))
       ok &= problem(out, path, std::to_string(n) + " elements, more than " + m->text + " (maxItems)");
     std::size_t prefix = 0;
     if (const node* p = member(s, "prefixItems")) {
@@ -567,9 +579,9 @@ class checker {
               std::uint32_t depth) {
     bool ok = true;
     const std::size_t n = value.items.size() / 2;
-    if (const node* m = member(s, "minProperties"); m && n < *count_of(*m))
+    if (const node* m = member(s, "minProperties"); m && count_of(*m) && n < *count_of(*m))
       ok &= problem(out, path, std::to_string(n) + " members, fewer than " + m->text + " (minProperties)");
-    if (const node* m = member(s, "maxProperties"); m && n > *count_of(*m))
+    if (const node* m = member(s, "maxProperties"); m && count_of(*m) && n > *count_of(*m))
       ok &= problem(out, path, std::to_string(n) + " members, more than " + m->text + " (maxProperties)");
     if (const node* r = member(s, "required"))
       for (const node& name : r->items)
@@ -661,8 +673,18 @@ class checker {
     return ok;
   }
 
+ public:
+  // A problem that ends the check wherever it was found (the step budget).
+  std::vector<schema_problem> problems_;
+
+ private:
   const node& root_;
   std::size_t max_;
+  std::uint64_t steps_ = 0;
+  bool exhausted_ = false;
+
+ public:
+  std::uint64_t max_steps = 1'000'000;  // set by check(): more for a larger value
 };
 
 }  // namespace
@@ -671,6 +693,22 @@ result<schema> schema::parse(std::string_view json) {
   result<node> tree = read_json(json);
   if (!tree) return std::move(tree).error();
   if (status ok = check_schema(*tree, "", 0); !ok) return std::move(ok).error();
+  // A $ref may lead anywhere in the document, into what the walk above did not read as a
+  // schema ("#/x" under a keyword it does not know): each target is checked the same way.
+  std::vector<const node*> refs;
+  std::vector<const node*> walk{&*tree};
+  while (!walk.empty()) {
+    const node* n = walk.back();
+    walk.pop_back();
+    if (const node* ref = member(*n, "$ref"); ref && ref->kind == kind::string) refs.push_back(ref);
+    for (const node& item : n->items) walk.push_back(&item);
+  }
+  checker resolver(*tree, 1);
+  for (const node* ref : refs) {
+    const node* target = resolver.resolve(ref->text);
+    if (!target) continue;  // (said when checked: "leads nowhere")
+    if (status ok = check_schema(*target, ref->text, 0); !ok) return std::move(ok).error();
+  }
   schema out;
   out.root_ = std::move(*tree);
   return out;
@@ -679,7 +717,18 @@ result<schema> schema::parse(std::string_view json) {
 std::vector<schema_problem> schema::check(const node& value, std::size_t max_problems) const {
   std::vector<schema_problem> out;
   checker c(root_, max_problems);
+  // The budget: what any sane schema needs, a few dozen steps per value, and a million more.
+  std::uint64_t nodes = 0;
+  std::vector<const node*> walk{&value};
+  while (!walk.empty()) {
+    const node* n = walk.back();
+    walk.pop_back();
+    ++nodes;
+    for (const node& item : n->items) walk.push_back(&item);
+  }
+  c.max_steps = 1'000'000 + 64 * nodes;
   c.valid(root_, value, "", &out, 0);
+  if (!c.problems_.empty()) out.insert(out.begin(), c.problems_.front());
   return out;
 }
 

@@ -210,7 +210,11 @@ bool schema_pattern::match_here(std::size_t atom_index, const std::vector<std::u
   const atom& a = atoms_[atom_index];
   // Greedy: as many as the atom takes, then fewer.
   std::size_t taken = 0;
-  while (taken < a.max && at + taken < text.size() && matches(a, text[at + taken])) ++taken;
+  while (taken < a.max && at + taken < text.size() && matches(a, text[at + taken])) {
+    ++taken;
+    if (budget == 0) return false;
+    --budget;  // each character looked at is a step: ".*.*.*!" over a long text is bounded too
+  }
   for (std::size_t n = taken + 1; n-- > a.min;) {
     if (match_here(atom_index + 1, text, at + n, budget)) return true;
     if (budget == 0) return false;

@@ -201,4 +201,20 @@ TEST(Inspect, RenderingNamesFormatsAndNeverPassesAControlSequence) {
   EXPECT_NE(shown.find("object (2 entries)  @0 +"), std::string::npos) << shown;
 }
 
+TEST(Inspect, RenderEscapesC1ControlsAndBytesThatAreNotUtf8) {
+  // A str holding CSI as U+009B (C2 9B) and as a lone byte 9B, and é kept as it is.
+  const std::string save(
+      "\xa7\xc2\x9b"
+      "2J\x9b\xc3\xa9",
+      8);
+  const std::string shown = savekit::inspect::render(read(save));
+  EXPECT_EQ(shown.find('\x9b'), std::string::npos) << "failed before: the bytes reached the terminal";
+  EXPECT_NE(shown.find("\\u009b2J\\x9b\xc3\xa9"), std::string::npos) << shown;
+}
+
+TEST(Inspect, RenderWithoutChildrenIsOneLine) {
+  const std::string array("\x92\x01\x02", 3);
+  EXPECT_EQ(savekit::inspect::render(read(array), {.offsets = false, .children = false}), "fixarray (2 elements)\n");
+}
+
 }  // namespace

@@ -83,4 +83,12 @@ TEST(InspectDiff, ManyChangesStopAtTheLimitAndSaySo) {
   EXPECT_TRUE(d.truncated);
 }
 
+TEST(InspectDiff, KeysThatAreNeitherStringsNorIntegersAreComparedToo) {
+  const node a = *savekit::inspect::read_msgpack(std::string("\x81\xc4\x01k\x01", 5));  // {bin "k": 1}
+  const node b = *savekit::inspect::read_msgpack(std::string("\x81\xc4\x01k\x02", 5));  // {bin "k": 2}
+  EXPECT_EQ(savekit::inspect::diff(a, b).changes.size(), 1u) << "failed before: such keys were skipped";
+  const node c = *savekit::inspect::read_msgpack(std::string("\x81\xc4\x01j\x01", 5));  // {bin "j": 1}
+  EXPECT_EQ(listed(a, c).size(), 2u) << "one removed, one added";
+}
+
 }  // namespace

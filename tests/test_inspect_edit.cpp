@@ -139,11 +139,14 @@ TEST(InspectEdit, IntegersKeepTheirWidthWhenTheValueFitsAndWidenAsSavekitWritesO
   const std::string json = *savekit::inspect::to_editable_json(tree_of(bytes));
   node kept = tree_of(edited(bytes, replaced(json, "\"level\": 200", "\"level\": 201")));
   EXPECT_EQ(savekit::inspect::at(kept, "level")->format, "uint8");
-  node widened = tree_of(edited(bytes, replaced(json, "\"level\": 200", "\"level\": 300")));
+  const std::string widened_bytes = edited(bytes, replaced(json, "\"level\": 200", "\"level\": 300"));
+  node widened = tree_of(widened_bytes);
   EXPECT_EQ(savekit::inspect::at(widened, "level")->format, "uint16");
   EXPECT_EQ(savekit::inspect::at(widened, "level")->text, "300");
   // savekit's reader refuses 300 for a uint8 member: that is the schema's to say (schema_check).
-  EXPECT_FALSE(savekit::from_msgpack<Hero>(*savekit::inspect::write(widened, bytes, wire::msgpack)));
+  auto refused = savekit::from_msgpack<Hero>(widened_bytes);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), savekit::errc::number_out_of_range) << refused.error().to_string();
   node limits =
       tree_of(edited(bytes, replaced(replaced(json, "\"gold\": -9223372036854775808", "\"gold\": 9223372036854775807"),
                                      "\"xp\": 18446744073709551615", "\"xp\": 0")));
@@ -276,6 +279,63 @@ TEST(InspectEdit, ContainerHeadersWidenAndKeepTheirWidth) {
   ASSERT_TRUE(out);
   EXPECT_EQ(static_cast<unsigned char>((*out)[0]), 0xdc);
   EXPECT_EQ(tree_of(*out).items.size(), 17u);
+}
+
+// From an attack review: each of these failed before its fix.
+
+TEST(InspectEdit, AnExtEmptiedGetsASizedHeaderNotAFixOne) {
+  const std::string fixext("\x92\xd4\x05\x07\x07", 5);  // [fixext1 type 5 [07], 7]
+  node tree = tree_of(fixext);
+  ASSERT_TRUE(savekit::inspect::set_value(tree, "[0]", R"({"ext": 5, "base64": ""})", wire::msgpack));
+  auto out = savekit::inspect::write(tree, fixext, wire::msgpack);
+  ASSERT_TRUE(out) << out.error().to_string();
+  EXPECT_EQ(*out, std::string("\x92\xc7\x00\x05\x07", 5));
+}
+
+TEST(InspectEdit, WhatTheReadersWouldRefuseIsNotWritten) {
+  // 200 levels under a path 100 deep: 300, past the readers' 256.
+  std::string deep(100, '\x91');
+  deep += '\x01';
+  node tree = tree_of(deep);
+  std::string path;
+  for (int i = 0; i < 99; ++i) path += "[0]";
+  ASSERT_TRUE(savekit::inspect::set_value(tree, path, std::string(200, '[') + "1" + std::string(200, ']'),
+                                          wire::msgpack, {.allow_type_changes = true}));
+  auto out = savekit::inspect::write(tree, deep, wire::msgpack);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code(), savekit::errc::depth_exceeded);
+  EXPECT_NE(out.error().message().find("would not read back"), std::string::npos);
+}
+
+TEST(InspectEdit, TwoSpellingsOfAnIntegerKeyAreOneKey) {
+  const std::string bytes = msgpack_of(sample());
+  const std::string json = *savekit::inspect::to_editable_json(tree_of(bytes));
+  savekit::error e = edit_error(
+      bytes, replaced(json, "\"40000\": \"forty thousand\"", "\"40000\": \"forty thousand\", \"040000\": \"again\""));
+  EXPECT_NE(e.message().find("appears twice"), std::string::npos) << e.to_string();
+  node tree = tree_of(bytes);
+  EXPECT_EQ(savekit::inspect::insert_value(tree, "by_id", "040000", "\"x\"", wire::msgpack).error().code(),
+            savekit::errc::already_exists);
+  EXPECT_EQ(savekit::inspect::insert_value(tree, "by_id", "-03", "\"x\"", wire::msgpack).error().code(),
+            savekit::errc::already_exists);
+}
+
+TEST(InspectEdit, AnIndexPast32BitsIsTheEndNotTheStart) {
+  const std::string bytes = msgpack_of(sample());
+  node tree = tree_of(bytes);
+  ASSERT_TRUE(savekit::inspect::insert_value(tree, "marks", "4294967296", "7", wire::msgpack));
+  ASSERT_EQ(savekit::inspect::at(tree, "marks")->items.size(), 3u);
+  EXPECT_EQ(savekit::inspect::at(tree, "marks[2]")->text, "7.0") << "at the end, a float32 like its siblings";
+}
+
+TEST(InspectEdit, EditableSaysWhatPathsCannotName) {
+  EXPECT_TRUE(savekit::inspect::editable(tree_of(msgpack_of(sample()))));
+  const std::string bin_key("\x81\xc4\x01k\x01", 5);  // {bin "k": 1}
+  EXPECT_EQ(savekit::inspect::editable(tree_of(bin_key)).error().code(), savekit::errc::unsupported_type);
+  const std::string twice("\x82\xa1k\x01\xa1k\x02", 7);  // {"k": 1, "k": 2}
+  auto e = savekit::inspect::editable(tree_of(twice));
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("appears twice"), std::string::npos);
 }
 
 }  // namespace

@@ -220,4 +220,28 @@ TEST(SchemaCheck, PatternsMatchAsECMAScriptSearchesWithinABudget) {
   EXPECT_NE(p[0].reason.find("too long"), std::string::npos) << p[0].reason;
 }
 
+// From an attack review: each of these failed before its fix.
+
+TEST(SchemaCheck, ASchemaThatBranchesIntoItselfEndsWithinItsBudget) {
+  auto s = schema::parse(R"({"anyOf": [{"$ref": "#"}, {"$ref": "#"}]})");
+  ASSERT_TRUE(s);
+  auto p = s->check(*savekit::inspect::read_json("1"));
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(p[0].reason.find("too many steps"), std::string::npos) << p[0].reason;
+}
+
+TEST(SchemaCheck, WhereAReferenceLeadsIsCheckedWhenTheSchemaIsRead) {
+  auto s = schema::parse(R"({"$ref": "#/x", "x": {"minLength": "a"}})");
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), savekit::errc::invalid_value) << s.error().to_string();
+}
+
+TEST(SchemaCheck, APatternsBudgetCountsTheCharactersItLooksAt) {
+  auto s = schema::parse(R"({"pattern": ".*.*.*.*!"})");
+  ASSERT_TRUE(s);
+  auto p = s->check(*savekit::inspect::read_json("\"" + std::string(100000, 'a') + "\""));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].reason.find("too long"), std::string::npos) << p[0].reason;
+}
+
 }  // namespace

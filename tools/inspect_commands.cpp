@@ -215,7 +215,8 @@ int cmd_show(const command_source& c, const std::string& path, bool json) {
   const std::string rendered = savekit::inspect::render(*shown);
   for (std::size_t start = 0; start < rendered.size();) {
     const std::size_t end = rendered.find('\n', start);
-    out.line(coloured_line(std::string_view{rendered}.substr(start, end - start), p));
+    // (render escapes what a save holds; terminal_safe again, in case: nothing reaches the terminal raw.)
+    out.line(coloured_line(terminal_safe(std::string_view{rendered}.substr(start, end - start), false), p));
     start = end + 1;
   }
   return out.finish(ok);
@@ -225,8 +226,9 @@ int cmd_show(const command_source& c, const std::string& path, bool json) {
 
 std::string summary(const node* n) {
   if (!n) return "";
-  std::string line = savekit::inspect::render(*n, {.offsets = false, .max_bytes = 16, .max_string = 60});
-  return line.substr(0, line.find('\n'));
+  std::string line =
+      savekit::inspect::render(*n, {.offsets = false, .max_bytes = 16, .max_string = 60, .children = false});
+  return terminal_safe(line.substr(0, line.find('\n')), false);
 }
 
 int cmd_diff(const command_source& a, const command_source& b, const savekit::inspect::diff_options& options,
@@ -407,7 +409,11 @@ int cmd_edit(const command_source& c, const std::string& schema_file, bool allow
     }
   }
   auto bytes = savekit::inspect::write(*edited, value->bytes, value->wire);
-  if (!bytes) return report(where_of(c), bytes.error());
+  if (!bytes) {
+    report(where_of(c), bytes.error());
+    std::fprintf(stderr, "savekit: nothing was saved; your edit is kept in %s\n", file.c_str());
+    return failure;
+  }
   if (*bytes == value->bytes) {
     std::remove(file.c_str());
     std::fprintf(stderr, "savekit: %s: the same value; nothing was saved\n", terminal_safe(where_of(c), false).c_str());

@@ -83,7 +83,6 @@ struct verified_folder {
 namespace savekit_cli {
 namespace {
 
-
 // As `savekit list` names the value type a prefs entry of that encoding is stored under.
 std::string_view encoding_name(savekit::object_encoding e) {
   return savekit::to_string(savekit::detail::stored_type(e));

@@ -199,6 +199,7 @@ result<opened_value> slot_file_value(const std::string& path, const value_source
       out = error{errc::damaged, 0, path + ": " + (slot.problem.empty() ? "damaged" : slot.problem)};
     else
       out = slot_value(*s, slot.name, std::nullopt, source.sealer != nullptr);
+    if (out) out->lone_file = true;
   }
   // The copy and the folder savekit made go; nothing else was in it.
   std::error_code removed;
@@ -225,12 +226,17 @@ result<opened_value> open_value(const value_source& source) {
       if (!store) return std::move(store).error();
       auto stored = store->get_raw(source.key);
       if (!stored) return std::move(stored).error();
+      const std::string as_stored = stored->bytes;
+      result<opened_value> out = error{};
       if (stored->type == savekit::value_type::sealed && source.sealer) {
         auto opened = store->open_sealed(source.key, *source.sealer);
         if (!opened) return std::move(opened).error();
-        return entry_value(std::move(*opened), true);
+        out = entry_value(std::move(*opened), true);
+      } else {
+        out = entry_value(std::move(*stored), false);
       }
-      return entry_value(std::move(*stored), false);
+      if (out) out->as_stored = as_stored;
+      return out;
     }
     case file_kind::slot_file:
       return slot_file_value(source.path, source);
@@ -273,7 +279,8 @@ result<std::optional<std::string>> describe_container(const std::string& path) {
         auto tree = value->wire == savekit::inspect::wire::json ? savekit::inspect::read_json(value->bytes)
                                                                 : savekit::inspect::read_msgpack(value->bytes);
         if (tree) {
-          preview = savekit::inspect::render(*tree, {.offsets = false, .max_bytes = 8, .max_string = 40});
+          preview =
+              savekit::inspect::render(*tree, {.offsets = false, .max_bytes = 8, .max_string = 40, .children = false});
           preview = preview.substr(0, preview.find('\n'));
         }
       } else {
@@ -313,11 +320,21 @@ result<std::optional<std::string>> describe_container(const std::string& path) {
 }
 
 result<std::string> write_value(const value_source& source, const opened_value& opened, const std::string& new_bytes) {
-  // A raw value (a string or bytes entry, the game's own slot bytes) is stored as itself.
+  if (opened.lone_file)
+    return error{errc::invalid_value, 0,
+                 "a generation file on its own is shown, not edited: edit the slots folder it is in"};
+  // A raw value (a string or bytes entry, the game's own slot bytes) is stored as itself, so
+  // it must stay what it was: null or a map would be stored as nothing.
   std::string payload = new_bytes;
   if (opened.raw) {
     auto tree = savekit::inspect::read_msgpack(new_bytes);
     if (!tree) return std::move(tree).error();
+    auto was = savekit::inspect::read_msgpack(opened.bytes);
+    if (!was || tree->kind != was->kind)
+      return error{errc::invalid_value, 0,
+                   std::string{"this value is stored as "} +
+                       (was && was->kind == savekit::inspect::kind::string ? "text" : "bytes") + ", so it stays " +
+                       (was && was->kind == savekit::inspect::kind::string ? "a string" : "bytes (Base64)")};
     payload = tree->text;
   }
   switch (opened.kind) {
@@ -327,6 +344,9 @@ result<std::string> write_value(const value_source& source, const opened_value& 
     case source_kind::store_entry: {
       auto store = open_store(source.path, false);
       if (!store) return std::move(store).error();
+      if (auto now = store->get_raw(source.key); !now || now->bytes != opened.as_stored)
+        return error{errc::already_exists, 0,
+                     "the entry changed (or went) since it was opened — the game saved meanwhile; open it again"};
       const auto type = static_cast<savekit::value_type>(opened.stored_type);
       savekit::status set = opened.sealed
                                 ? (source.sealer ? store->set_sealed(source.key, type, payload, *source.sealer)
@@ -341,6 +361,11 @@ result<std::string> write_value(const value_source& source, const opened_value& 
       if (!s) return std::move(s).error();
       auto info = s->info(source.key);
       if (!info) return std::move(info).error();
+      if (info->generation != opened.generation)
+        return error{errc::already_exists, 0,
+                     "the slot has a newer generation (" + std::to_string(info->generation) +
+                         ") than the one edited (" + std::to_string(opened.generation) +
+                         ") — the game saved meanwhile; open it again"};
       savekit::slot_meta meta = info->meta;
       if (info->thumbnail_bytes != 0) {
         auto thumbnail = s->thumbnail(source.key);

@@ -44,6 +44,8 @@ struct opened_value {
   std::uint64_t generation = 0;
   bool sealed = false;
   std::string sealed_header;  // a sealed value not opened: what its header says
+  bool lone_file = false;     // a generation file opened on its own: shown, never written back
+  std::string as_stored;      // a store entry's stored bytes when read: edit checks them again before it writes
 };
 
 // Reads the value source names (see above).
@@ -55,7 +57,9 @@ savekit::result<std::optional<std::string>> describe_container(const std::string
 
 // Writes a changed value back where it came from: a store entry as one new commit, a slot as
 // a new generation (the newest one's metadata and thumbnail kept), a file through a
-// temporary file and a rename. Returns what was written ("commit", "generation 4").
+// temporary file and a rename. Returns what was written ("a new commit", "generation 4").
+// Refused (errc::already_exists, nothing written) when the entry or the slot changed since
+// it was opened — the game saved while the person edited — and for a lone generation file.
 savekit::result<std::string> write_value(const value_source& source, const opened_value& opened,
                                          const std::string& new_bytes);
 

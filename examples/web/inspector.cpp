@@ -46,6 +46,7 @@ struct document {
   std::vector<std::uint32_t> parent;  // by id; the root's is itself
   std::vector<std::uint32_t> size;    // by id: the nodes in its subtree, itself included
   bool edited = false;
+  savekit::status editable;  // why paths cannot name every value (inspect::editable), if they cannot
 };
 
 std::optional<document> documents[2];
@@ -130,7 +131,8 @@ std::string kind_name(savekit::inspect::kind k) {
 // A node as the page draws it: one line's worth.
 std::string summary_json(const document& d, std::uint32_t id, const std::string& label) {
   const node& n = *d.by_id[id];
-  std::string preview = savekit::inspect::render(n, {.offsets = false, .max_bytes = 24, .max_string = 120});
+  std::string preview =
+      savekit::inspect::render(n, {.offsets = false, .max_bytes = 24, .max_string = 120, .children = false});
   preview = preview.substr(0, preview.find('\n'));
   if (preview.starts_with(n.format)) preview = preview.substr(n.format.size());
   if (!preview.empty() && preview[0] == ' ') preview.erase(0, 1);
@@ -154,13 +156,17 @@ document* doc(int which) {
 
 const char* open_result(document& d) {
   build_index(d);
-  return reply(
-      "{\"description\":" + json_text(d.value.description) + ",\"bytes\":" + std::to_string(d.value.bytes.size()) +
-      ",\"wire\":\"" + (d.value.wire == savekit::inspect::wire::json ? "json" : "msgpack") +
-      "\",\"nodes\":" + std::to_string(d.by_id.size()) + ",\"root\":" + summary_json(d, 0, "") +
-      ",\"editable\":" + (d.value.kind == savekit_cli::source_kind::file || !d.value.sealed ? "true" : "false") + "}");
+  d.editable = savekit::inspect::editable(d.tree);
+  return reply("{\"description\":" + json_text(d.value.description) +
+               ",\"bytes\":" + std::to_string(d.value.bytes.size()) + ",\"wire\":\"" +
+               (d.value.wire == savekit::inspect::wire::json ? "json" : "msgpack") +
+               "\",\"nodes\":" + std::to_string(d.by_id.size()) + ",\"root\":" + summary_json(d, 0, "") +
+               ",\"editable\":" + (d.editable && !d.value.lone_file ? "true" : "false") + ",\"not_editable\":" +
+               json_text(d.value.lone_file ? "a generation file on its own is shown, not edited: open its slots folder"
+                         : d.editable      ? ""
+                                           : d.editable.error().message()) +
+               "}");
 }
-
 
 }  // namespace
 
@@ -306,6 +312,10 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_search(int which, const char* query_t
     const node* parent = d->by_id[d->parent[id]];
     const auto index = static_cast<std::size_t>(n - parent->items.data());
     const bool is_key = parent->kind == savekit::inspect::kind::map && index % 2 == 0;
+    if (is_key && !n->items.empty()) {  // a key that is an array or a map: nothing in it has a path
+      id += d->size[id] - 1;
+      continue;
+    }
     const bool scalar =
         n->items.empty() && n->kind != savekit::inspect::kind::array && n->kind != savekit::inspect::kind::map;
     bool match = false;
@@ -313,7 +323,7 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_search(int which, const char* query_t
       match = !is_key && scalar && n->text.find(query) != std::string::npos;
     else
       match = is_key && n->text.find(query) != std::string::npos;
-    const std::uint32_t shown = is_key ? id + 1 : id;  // a key stands for its value
+    const std::uint32_t shown = is_key ? id + d->size[id] : id;  // a key stands for its value, after it
     if (match && (hits.empty() || hits.front() != shown)) hits.push_back(shown);
   }
   std::string out = "[";
@@ -375,6 +385,9 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_edit(int which, int what, const char*
   document* d = doc(which);
   if (!d) return failed("nothing is open");
   if (d->value.sealed && !d->source.sealer) return failed("a sealed save is edited with its keys");
+  if (d->value.lone_file) return failed("a generation file on its own is shown, not edited: open its slots folder");
+  // Edits go by path, and a path names a value only where keys are strings or integers, each once.
+  if (!d->editable) return failed(d->editable.error());
   std::optional<node> before;
   if (loaded_schema) before = d->tree;
   const savekit::inspect::edit_options o{.allow_type_changes = allow_type_changes != 0};
@@ -406,6 +419,7 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_edit(int which, int what, const char*
 EMSCRIPTEN_KEEPALIVE const char* inspector_save(int which, const char* out_dir) {
   document* d = doc(which);
   if (!d) return failed("nothing is open");
+  if (d->value.lone_file) return failed("a generation file on its own is shown, not edited: open its slots folder");
   auto bytes = savekit::inspect::write(d->tree, d->value.bytes, d->value.wire);
   if (!bytes) return failed(bytes.error());
   if (d->value.kind == savekit_cli::source_kind::file) {
@@ -417,23 +431,27 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_save(int which, const char* out_dir) 
     return reply("{\"file\":" + json_text(out) + ",\"name\":" + json_text(name) + ",\"what\":\"the file\"}");
   }
   // Before and after, to find the generation file a slot write adds.
+  std::error_code
+      ignored;  // (a folder that does not list: the download is then the folder's path, which fails to read)
   std::vector<std::string> before;
   if (d->value.kind == savekit_cli::source_kind::slot)
-    for (const auto& entry : std::filesystem::directory_iterator(d->source.path))
+    for (const auto& entry : std::filesystem::directory_iterator(d->source.path, ignored))
       before.push_back(entry.path().string());
   auto written = savekit_cli::write_value(d->source, d->value, *bytes);
   if (!written) return failed(written.error());
   std::string file = d->source.path;
   if (d->value.kind == savekit_cli::source_kind::slot)
-    for (const auto& entry : std::filesystem::directory_iterator(d->source.path)) {
+    for (const auto& entry : std::filesystem::directory_iterator(d->source.path, ignored)) {
       const std::string p = entry.path().string();
       if (p.ends_with(".slot") && std::find(before.begin(), before.end(), p) == before.end()) file = p;
     }
-  // What is written now reads back as the original of the next edit.
+  // What is written now reads back as the original of the next edit (write() read it back
+  // already: this cannot fail, and if it did the old tree would not match the new bytes).
+  auto tree = d->value.wire == savekit::inspect::wire::json ? savekit::inspect::read_json(*bytes)
+                                                            : savekit::inspect::read_msgpack(*bytes);
+  if (!tree) return failed(tree.error());
   d->value.bytes = std::move(*bytes);
-  auto tree = d->value.wire == savekit::inspect::wire::json ? savekit::inspect::read_json(d->value.bytes)
-                                                            : savekit::inspect::read_msgpack(d->value.bytes);
-  if (tree) d->tree = std::move(*tree);
+  d->tree = std::move(*tree);
   build_index(*d);
   d->edited = false;
   return reply("{\"file\":" + json_text(file) + ",\"name\":" + json_text(file.substr(file.find_last_of('/') + 1)) +
@@ -454,7 +472,8 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_diff(const char* id_field, const char
   const auto result = savekit::inspect::diff(doc(1)->tree, doc(0)->tree, o);
   auto line = [](const node* n) {
     if (!n) return std::string{"null"};
-    std::string text = savekit::inspect::render(*n, {.offsets = false, .max_bytes = 24, .max_string = 120});
+    std::string text =
+        savekit::inspect::render(*n, {.offsets = false, .max_bytes = 24, .max_string = 120, .children = false});
     return json_text(text.substr(0, text.find('\n')));
   };
   std::string out = "{\"truncated\":" + std::string(result.truncated ? "true" : "false") + ",\"changes\":[";

@@ -147,8 +147,9 @@ function openValue(path, key, generation, slot) {
   window.inspector.opened = opened;
   window.inspector.nodes = opened.nodes;
   drawRoot(opened.root);
-  $('download').disabled = false;
-  say(`${opened.description}: ${opened.bytes} bytes, ${opened.nodes} values.`);
+  $('download').disabled = !opened.editable;
+  say(`${opened.description}: ${opened.bytes} bytes, ${opened.nodes} values.` +
+    (opened.editable ? '' : ` Shown, not editable: ${opened.not_editable}.`));
 }
 
 // ---- the tree -------------------------------------------------------------------------------

@@ -53,8 +53,10 @@ struct render_options {
   bool offsets = true;           // "@offset +size" after each node
   std::size_t max_bytes = 32;    // bytes and ext data shown (hex), then "…"
   std::size_t max_string = 200;  // string bytes shown, then "…"
+  bool children = true;          // false: the node's own line only
 };
-// The tree, a node a line, indented; strings quoted with escapes (terminal-safe).
+// The tree, a node a line, indented; strings quoted with escapes (terminal-safe: control
+// characters, C1 ones included, and bytes that are not UTF-8 are escaped).
 std::string render(const node& root, const render_options& o = {});
 
 // The node at path ("" the root; "hp", "items[2].name", "stats.\"a.b\""), nullptr if none.

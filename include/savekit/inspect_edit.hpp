@@ -31,8 +31,9 @@ namespace savekit::inspect {
 // What the bytes of a tree are: MessagePack, or JSON text.
 enum class wire : std::uint8_t { msgpack, json };
 
-// The tree written back (see above). errc::invalid_value for a changed node whose text
-// does not read as its kind (a tree built by hand or by apply_edit never has one).
+// The tree written back (see above), then read back: errc::invalid_value for a changed node
+// whose text does not read as its kind (a tree built by hand; apply_edit never makes one),
+// and the readers' error for a result they would refuse (nested past their depth limit).
 result<std::string> write(const node& root, std::string_view original, wire w);
 
 // The tree as JSON a person edits, indented: bytes and ext data as Base64 (an ext as
@@ -41,6 +42,9 @@ result<std::string> write(const node& root, std::string_view original, wire w);
 // the offset, for what JSON cannot show without loss: a map key that is neither a string
 // nor an integer, a string that is not UTF-8.
 result<std::string> to_editable_json(const node& root);
+// The same refusals, without writing the text: whether paths name every value of the tree
+// (a map key that is not a string or an integer, or one repeated, has no path of its own).
+status editable(const node& root);
 
 struct edit_options {
   bool allow_type_changes = false;   // a value may change kind (an integer becomes a string)

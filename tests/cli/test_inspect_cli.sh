@@ -57,6 +57,7 @@ check "show: a slots folder's menu" 0 '^hero +2  msgpack +[0-9]+  Chapter 2' -- 
 check "show: a slot's newest generation" 0 '"items": fixarray \(3 elements\)' -- "$savekit" show slots hero
 check "show --generation: an older one" 0 '"items": fixarray \(2 elements\)' -- "$savekit" show slots hero --generation 1
 first=$(ls slots/*.1.slot)
+mkdir lone && cp "$first" lone/ && lone=lone/$(basename "$first")  # (the folder prunes it later)
 check "show: a lone generation file" 0 "generation 1 \(msgpack" -- "$savekit" show "$first"
 check "show: ...its payload" 0 '"level": positive fixint 7' -- "$savekit" show "$first"
 check "show: a missing key" 1 '^$' -- "$savekit" show every.prefs nothing
@@ -138,6 +139,31 @@ check "its title is kept" 0 'Chapter 2' -- "$savekit" show slots
 check "edit of an older generation is refused" 1 '^$' -- env EDITOR=true "$savekit" edit slots hero --generation 1
 check "an editor that fails saves nothing" 1 '^$' -- env EDITOR=false "$savekit" edit slots hero
 check "still generation 3" 0 '^hero +3 ' -- "$savekit" show slots
+
+# ---- from an attack review: each failed before its fix ------------------------------------------
+editor motto_null 's/"carpe noctem"/null/'
+check "a text entry set to null is refused, not stored empty" 1 '^$' -- env EDITOR="$work/motto_null" "$savekit" edit every.prefs motto
+stderr_has "says it stays a string" 'stored as text, so it stays a string'
+check "the text is still there" 0 '^carpe noctem$' -- "$savekit" get every.prefs motto
+# The game saves while the person edits: the edit is refused, the game's save stays.
+printf '#!/bin/sh\n"%s" set every.prefs motto "saved by the game" && sed -i -e "s/carpe noctem/edited/" "$1"\n' "$savekit" >"$work/racing"
+chmod +x "$work/racing"
+check "an entry the game changed meanwhile is not overwritten" 1 '^$' -- env EDITOR="$work/racing" "$savekit" edit every.prefs motto
+stderr_has "says why" 'changed \(or went\) since it was opened'
+check "the game's save stays" 0 '^saved by the game$' -- "$savekit" get every.prefs motto
+cat >"$work/racing_slot" <<EOF
+#!/bin/sh
+"$savekit" slots restore slots hero 1 && sed -i -e 's/"count": 5/"count": 6/' "\$1"
+EOF
+chmod +x "$work/racing_slot"
+check "a slot the game wrote meanwhile is not overwritten" 1 '^$' -- env EDITOR="$work/racing_slot" "$savekit" edit slots hero
+stderr_has "says why" 'has a newer generation \(4\) than the one edited \(3\)'
+check "the game's generation is the newest" 0 '^hero +4 ' -- "$savekit" show slots
+check "a lone generation file is not edited" 1 '^$' -- env EDITOR="$work/json_level" "$savekit" edit "$lone" hero
+stderr_has "says where to edit it" 'shown, not edited: edit the slots folder'
+printf '\xa7\xc2\x9b2J\x9b\xc3\xa9' >csi.msgpack
+check "show escapes C1 controls and stray bytes" 0 '^fixstr "\\u009b2J\\x9bé"' -- "$savekit" show csi.msgpack
+check "...so no CSI byte reaches the terminal" 1 '' -- grep -q $'\x9b' <("$savekit" show csi.msgpack)
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

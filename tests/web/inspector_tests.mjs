@@ -162,6 +162,17 @@ export function inspectorTests({ origin, launch, freshProfile, snapshot }) {
         assert.match(await page.textContent('#recovery'), /This store was damaged: .+ bytes after the last intact commit are left out/);
         await snapshot(page, 'inspector-damaged');
 
+        // A map whose key is an array (MessagePack allows it): shown and searched, not edited
+        // (a path cannot name what is under such a key). Before, a search crashed the engine.
+        fs.writeFileSync(path.join(dir, 'odd.msgpack'), Buffer.from([0x81, 0x91, 0xa3, 0x61, 0x62, 0x63, 0x01]));
+        await page.setInputFiles('#files', path.join(dir, 'odd.msgpack'));
+        await page.waitForFunction(() => /Shown, not editable: .*map key/.test(document.getElementById('status').textContent));
+        assert.equal(await page.isDisabled('#download'), true);
+        await page.selectOption('#searchmode', '1');
+        await page.fill('#search', 'abc');
+        await page.press('#search', 'Enter');
+        assert.equal(await status(page), 'Nothing matches "abc".');
+
         // A file that is not a save: said in words, with what to do.
         fs.writeFileSync(path.join(dir, 'notes.txt'), 'hello');
         await page.setInputFiles('#files', path.join(dir, 'notes.txt'));
