@@ -319,10 +319,7 @@ result<std::optional<std::string>> describe_container(const std::string& path) {
   return std::optional<std::string>{};
 }
 
-result<std::string> write_value(const value_source& source, const opened_value& opened, const std::string& new_bytes) {
-  if (opened.lone_file)
-    return error{errc::invalid_value, 0,
-                 "a generation file on its own is shown, not edited: edit the slots folder it is in"};
+result<std::string> stored_form(const opened_value& opened, const std::string& new_bytes) {
   // A raw value (a string or bytes entry, the game's own slot bytes) is stored as itself, so
   // it must stay what it was: null or a map would be stored as nothing.
   std::string payload = new_bytes;
@@ -337,6 +334,16 @@ result<std::string> write_value(const value_source& source, const opened_value& 
                        (was && was->kind == savekit::inspect::kind::string ? "a string" : "bytes (Base64)")};
     payload = tree->text;
   }
+  return payload;
+}
+
+result<std::string> write_value(const value_source& source, const opened_value& opened, const std::string& new_bytes) {
+  if (opened.lone_file)
+    return error{errc::invalid_value, 0,
+                 "a generation file on its own is shown, not edited: edit the slots folder it is in"};
+  auto stored = stored_form(opened, new_bytes);
+  if (!stored) return std::move(stored).error();
+  const std::string& payload = *stored;
   switch (opened.kind) {
     case source_kind::file:
       if (savekit::status ok = write_file(source.path, payload); !ok) return std::move(ok).error();

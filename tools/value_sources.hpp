@@ -63,4 +63,9 @@ savekit::result<std::optional<std::string>> describe_container(const std::string
 savekit::result<std::string> write_value(const value_source& source, const opened_value& opened,
                                          const std::string& new_bytes);
 
+// What is stored for new_bytes (the edited value's bytes): those bytes, or for a raw value
+// its string's or bytes' content, which must stay a string or bytes. (write_value uses it;
+// the inspector page too, for the game's own IndexedDB saves.)
+savekit::result<std::string> stored_form(const opened_value& opened, const std::string& new_bytes);
+
 }  // namespace savekit_cli

@@ -11,6 +11,7 @@
 #include <emscripten/emscripten.h>
 
 #include <savekit/file_backend.hpp>
+#include <savekit/indexeddb.hpp>
 #include <savekit/inspect_diff.hpp>
 #include <savekit/inspect_edit.hpp>
 #include <savekit/json.hpp>
@@ -29,6 +30,8 @@
 #include <vector>
 
 #include "cli_common.hpp"
+#include "cli_files.hpp"
+#include "slot_sync_access.hpp"  // (the library's own: generation files whole, as the cloud sync takes them)
 #include "value_sources.hpp"
 #if SAVEKIT_INSPECTOR_SEAL
 #include "key_files.hpp"
@@ -168,9 +171,167 @@ const char* open_result(document& d) {
                "}");
 }
 
+// ---- the site's own saves, in IndexedDB --------------------------------------------------------
+//
+// The page, served beside the game, reads the game's IndexedDB stores and slots. It copies a
+// snapshot into its memory (read-only: no lock is taken, the game goes on playing) and opens
+// the copy as it opens files. An edit goes back only as a new commit or generation, and only
+// when the game does not hold the store (a Web Lock: the page then takes it for the write) and
+// has not saved since the snapshot. Each call answers later, through Module.inspectorIdbDone.
+
+EM_JS(void, idb_answer, (const char* json), { Module.inspectorIdbDone(UTF8ToString(json)); });
+
+// Kept alive until IndexedDB has answered a write.
+std::optional<savekit::prefs> writing_store;
+std::optional<savekit::slots> writing_slots;
+
+savekit::web::indexeddb_options snapshot_options() {
+  savekit::web::indexeddb_options o;
+  o.request_persistence = false;
+  o.save_when_hidden = false;
+  o.exclusive = false;
+  o.read_only = true;
+  return o;
+}
+
+const char* locked_or(const savekit::error& e) {
+  if (e.code() == savekit::errc::locked)
+    return failed(savekit::error{e.code(), 0,
+                                 "the game has these saves open (in another tab): close it, then save again — or "
+                                 "save as a new file"});
+  return failed(e);
+}
+
 }  // namespace
 
 extern "C" {
+
+// Copies the store `name` (database "savekit:" + name) into folder/store.prefs; answers {"path"}.
+EMSCRIPTEN_KEEPALIVE void inspector_copy_idb_store(const char* name_text, const char* folder_text) {
+  const std::string name = name_text, folder = folder_text;
+  savekit::web::open_indexeddb(
+      name,
+      [folder](savekit::result<savekit::prefs> game, const savekit::web::storage_info&) {
+        if (!game) return idb_answer(failed(game.error()));
+        std::error_code ignored;
+        std::filesystem::create_directories(folder, ignored);
+        const std::string path = folder + "/store.prefs";
+        auto copy = savekit::prefs::open(savekit::make_file_backend(path));
+        if (!copy) return idb_answer(failed(copy.error()));
+        for (const std::string& key : game->keys()) {
+          auto stored = game->get_raw(key);
+          if (!stored) return idb_answer(failed(stored.error()));
+          if (auto set = copy->set_raw(key, stored->type, stored->bytes); !set) return idb_answer(failed(set.error()));
+        }
+        if (auto saved = copy->save(); !saved) return idb_answer(failed(saved.error()));
+        idb_answer(reply("{\"path\":" + json_text(path) + "}"));
+      },
+      snapshot_options());
+}
+
+// Copies the slots `name` (database "savekit-slots:" + name) into folder, every kept intact
+// generation as the same file; answers {"path"}.
+EMSCRIPTEN_KEEPALIVE void inspector_copy_idb_slots(const char* name_text, const char* folder_text) {
+  const std::string name = name_text, folder = folder_text;
+  savekit::web::indexeddb_slots_options o;
+  o.slots.read_only = true;
+  o.request_persistence = false;
+  o.exclusive = false;
+  savekit::web::open_slots(
+      name,
+      [folder](savekit::result<savekit::slots> game, const savekit::web::storage_info&) {
+        if (!game) return idb_answer(failed(game.error()));
+        std::error_code ignored;
+        std::filesystem::create_directories(folder, ignored);
+        auto menu = game->list();
+        if (!menu) return idb_answer(failed(menu.error()));
+        for (const savekit::slot_info& slot : *menu) {
+          auto history = game->history(slot.name);
+          if (!history) return idb_answer(failed(history.error()));
+          for (const savekit::generation_info& g : *history) {
+            if (g.damaged) continue;
+            auto whole = savekit::detail::slot_sync_access::generation(*game, slot.name, g.generation);
+            if (!whole) continue;  // (unreadable: the menu of the copy leaves it out)
+            const std::string file = savekit::detail::slot_file_name_of(
+                savekit::detail::slot_file_base(slot.name), g.generation, savekit::detail::slot_file_kind::generation);
+            if (auto written = savekit_cli::write_file(folder + "/" + file, whole->file); !written)
+              return idb_answer(failed(written.error()));
+          }
+        }
+        if (auto lock = savekit_cli::write_file(folder + "/.savekit-slots.lock", ""); !lock)
+          return idb_answer(failed(lock.error()));
+        idb_answer(reply("{\"path\":" + json_text(folder) + "}"));
+      },
+      o);
+}
+
+// Writes document which's edit into the game's IndexedDB store or slots `name` (kind
+// "store" or "slots"): a new commit or generation; answers {"what"} or an error (locked: the
+// game has them; already_exists: the game saved since the snapshot).
+EMSCRIPTEN_KEEPALIVE void inspector_save_idb(int which, const char* kind_text, const char* name_text) {
+  document* d = doc(which);
+  if (!d) return idb_answer(failed("nothing is open"));
+  if (d->value.sealed && !d->source.sealer) return idb_answer(failed("a sealed save is edited with its keys"));
+  auto bytes = savekit::inspect::write(d->tree, d->value.bytes, d->value.wire);
+  if (!bytes) return idb_answer(failed(bytes.error()));
+  auto payload = savekit_cli::stored_form(d->value, *bytes);
+  if (!payload) return idb_answer(failed(payload.error()));
+  const std::string name = name_text, key = d->source.key;
+  const savekit_cli::opened_value opened = d->value;
+  const auto sealer = d->source.sealer;
+  if (std::string_view{kind_text} == "store") {
+    savekit::web::indexeddb_options o;
+    o.request_persistence = false;
+    o.save_when_hidden = false;
+    savekit::web::open_indexeddb(
+        name,
+        [key, opened, sealer, stored = *payload](savekit::result<savekit::prefs> game,
+                                                 const savekit::web::storage_info&) {
+          if (!game) return idb_answer(locked_or(game.error()));
+          if (auto now = game->get_raw(key); !now || now->bytes != opened.as_stored)
+            return idb_answer(
+                failed(savekit::error{savekit::errc::already_exists, 0,
+                                      "the game saved this entry since it was opened here: open it again"}));
+          const auto type = static_cast<savekit::value_type>(opened.stored_type);
+          savekit::status set =
+              opened.sealed ? game->set_sealed(key, type, stored, *sealer) : game->set_raw(key, type, stored);
+          if (!set) return idb_answer(failed(set.error()));
+          writing_store = std::move(*game);
+          writing_store->save_async([](savekit::status saved) {
+            writing_store.reset();  // (the lock goes with it: the game may open the store again)
+            idb_answer(saved ? reply("{\"what\":\"a new commit in the game's store\"}") : failed(saved.error()));
+          });
+        },
+        o);
+    return;
+  }
+  savekit::web::indexeddb_slots_options o;
+  o.request_persistence = false;
+  o.slots.sealer = sealer;
+  savekit::web::open_slots(
+      name,
+      [key, opened, stored = *payload](savekit::result<savekit::slots> game, const savekit::web::storage_info&) {
+        if (!game) return idb_answer(locked_or(game.error()));
+        auto info = game->info(key);
+        if (!info) return idb_answer(failed(info.error()));
+        if (info->generation != opened.generation)
+          return idb_answer(failed(savekit::error{savekit::errc::already_exists, 0,
+                                                  "the game saved this slot since it was opened here: open it again"}));
+        savekit::slot_meta meta = info->meta;
+        if (info->thumbnail_bytes != 0)
+          if (auto thumbnail = game->thumbnail(key)) meta.thumbnail = std::move(*thumbnail);
+        savekit::status written =
+            game->write_bytes(key, stored, static_cast<savekit::object_encoding>(opened.encoding),
+                              std::max<std::uint32_t>(opened.schema_version, 1), meta, {.sealed = opened.sealed});
+        if (!written) return idb_answer(failed(written.error()));
+        writing_slots = std::move(*game);
+        writing_slots->when_durable([](savekit::status durable) {
+          writing_slots.reset();  // (the lock goes with it)
+          idb_answer(durable ? reply("{\"what\":\"a new generation in the game's slots\"}") : failed(durable.error()));
+        });
+      },
+      o);
+}
 
 // What path holds: {"kind":"store","keys":[...],"recovery":{...}}, {"kind":"slots","slots":[...]}
 // (the load menu from headers, each slot's kept generations), or {"kind":"value"}.

@@ -15,6 +15,7 @@ window.inspector = { ready: false, opened: null, nodes: 0, lastSave: null };
 
 const $ = (id) => document.getElementById(id);
 let folders = 0;          // /in/N for each batch of files opened
+let idbSource = null;     // {kind: 'store'|'slots', name}: what the open copy was taken from, in IndexedDB
 let keyFile = '';         // the key file's path in the engine's memory, or ''
 let current = null;       // {path, key, generation}: what document 0 is
 let selected = null;      // the selected tree item
@@ -67,6 +68,56 @@ async function putFiles(fileList) {
     if (!Module.FS.analyzePath(lock).exists) Module.FS.writeFile(lock, new Uint8Array(0));
   }
   return root;
+}
+
+// ---- the game's own saves, in IndexedDB (inspector.cpp copies a snapshot) ----------------------
+
+let idbPending = null;
+Module.inspectorIdbDone = (text) => { const done = idbPending; idbPending = null; if (done) done(text); };
+function idbCall(name, types, args) {
+  return new Promise((resolve, reject) => {
+    if (idbPending) return reject(new Error("still busy with the game's saves: try again in a moment"));
+    idbPending = (text) => {
+      const answer = JSON.parse(text);
+      if (answer && answer.error) reject(Object.assign(new Error(answer.error.message), answer.error));
+      else resolve(answer);
+    };
+    Module.ccall(name, null, types, args);
+  });
+}
+
+async function findGameSaves() {
+  if (!indexedDB.databases) throw new Error('this browser cannot list its databases: open the saves as files instead');
+  const list = $('idb');
+  clear(list);
+  const found = (await indexedDB.databases()).map((d) => d.name).filter((n) => /^savekit(-slots)?:/.test(n)).sort();
+  for (const database of found) {
+    const kind = database.startsWith('savekit-slots:') ? 'slots' : 'store';
+    const name = database.substring(database.indexOf(':') + 1);
+    list.append(entryButton(name, kind === 'store' ? 'the game\'s store' : 'the game\'s slots', () => openGameSaves(kind, name)));
+  }
+  say(found.length ? `${found.length} of the game's save databases here. Choose one: a snapshot is opened, and the game plays on.` :
+    'No savekit saves in this site\'s storage: the page must be served from the game\'s own address.');
+  return found;
+}
+
+async function openGameSaves(kind, name, key) {
+  const folder = `/idb/${++folders}`;
+  const copy = await idbCall(kind === 'store' ? 'inspector_copy_idb_store' : 'inspector_copy_idb_slots',
+    ['string', 'string'], [name, folder]);
+  describeAndShow(copy.path);
+  idbSource = { kind, name };
+  if (key) openValue(copy.path, key, -1);
+  $('saveidb').hidden = false;
+}
+
+async function saveIntoGame() {
+  if (!idbSource || !current) throw new Error("open one of the game's saves first");
+  const { kind, name } = idbSource;
+  const key = current.key;
+  const saved = await idbCall('inspector_save_idb', ['number', 'string', 'string'], [0, kind, name]);
+  await openGameSaves(kind, name, key);  // the new snapshot, with the edit in it
+  say(`Saved as ${saved.what}. The game reads it the next time it opens its saves.`);
 }
 
 // ---- what a path holds ----------------------------------------------------------------------
@@ -436,6 +487,8 @@ async function run(action) {
 
 async function openFiles(fileList) {
   const root = await putFiles(fileList);
+  idbSource = null;
+  $('saveidb').hidden = true;
   try {
     describeAndShow(root);
   } catch (e) {
@@ -478,6 +531,8 @@ $('insert').addEventListener('click', () => run(insertChild));
 $('remove').addEventListener('click', () => run(removeSelected));
 $('download').addEventListener('click', () => run(download));
 $('diffgo').addEventListener('click', () => run(compare));
+$('idblist').addEventListener('click', () => run(findGameSaves));
+$('saveidb').addEventListener('click', () => run(saveIntoGame));
 
-Object.assign(window.inspector, { say, openFiles, search, applyEdit, insertChild, removeSelected, download, compare, reveal, run });
+Object.assign(window.inspector, { say, findGameSaves, openGameSaves, saveIntoGame, openFiles, search, applyEdit, insertChild, removeSelected, download, compare, reveal, run });
 })();

@@ -706,7 +706,8 @@ const tests = {
 };
 
 // The save inspector page (inspector_tests.mjs).
-Object.assign(tests, inspectorTests({ origin, launch, freshProfile, snapshot }));
+Object.assign(tests, inspectorTests({ origin, launch, freshProfile, snapshot, openDemo, play, saveAndWait, stateOf, openCloud,
+                                      playAndSave, cloudView }));
 
 const only = process.env.SAVEKIT_BROWSER_TEST;  // a substring of a test name, to run one
 console.log(`browser tests: ${chromiumVersion()}, ${origin}, build ${buildDir}`);
