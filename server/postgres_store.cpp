@@ -138,6 +138,7 @@ class connection {
       return false;
     }
     reconnected = true;
+    PQsetNoticeReceiver(conn_, &connection::on_notice, this);
     // The database's own limit, a second before this side's: a stuck lock or a slow disk
     // ends in an error the database reports, and the connection stays usable.
     const auto server_limit = std::max<std::int64_t>(1000, timeout_.count() - 1000);
@@ -192,6 +193,24 @@ class connection {
   }
 
   bool simple(const char* text, pg_problem& problem) { return text_query(text, problem).has_value(); }
+
+  // COMMIT, and whether it is known to be on a synchronous standby. PostgreSQL commits on the
+  // primary first, then waits for the standby; when that wait is cancelled (this side's
+  // statement_timeout, the server shutting down) COMMIT still succeeds, with only a WARNING
+  // to say the transaction "might not have been replicated". Such a commit is a failure here
+  // (503): a 2xx must mean on the primary and a standby. (What it wrote is there: a replay of
+  // its write id is answered once make_durable confirms it.)
+  bool commit(pg_problem& problem) {
+    sync_wait_cancelled_ = false;
+    if (!simple("COMMIT", problem)) return false;
+    if (!sync_wait_cancelled_) return true;
+    problem.unavailable = true;
+    problem.retry = false;
+    problem.message =
+        "PostgreSQL committed on the primary, but its wait for a synchronous standby was cancelled: the write is not "
+        "known to be on a standby";
+    return false;
+  }
 
   // Statements with text results (the schema migration).
   std::optional<pg_result> text_query(const char* text, pg_problem& problem) {
@@ -269,10 +288,24 @@ class connection {
     return std::nullopt;
   }
 
+  // The WARNING a cancelled wait for synchronous replication gives: by its words ("canceling
+  // wait for synchronous replication", in the server's lc_messages: English by default),
+  // or its SQLSTATE when the wait ended in the server shutting down (57P01).
+  static void on_notice(void* self, const PGresult* notice) {
+    const char* severity = PQresultErrorField(notice, PG_DIAG_SEVERITY_NONLOCALIZED);
+    const char* message = PQresultErrorField(notice, PG_DIAG_MESSAGE_PRIMARY);
+    const char* state = PQresultErrorField(notice, PG_DIAG_SQLSTATE);
+    if (!severity || std::string_view{severity} != "WARNING") return;
+    if ((message && std::string_view{message}.find("synchronous replication") != std::string_view::npos) ||
+        (state && std::string_view{state} == "57P01"))
+      static_cast<connection*>(self)->sync_wait_cancelled_ = true;
+  }
+
   std::string conninfo_;
   std::chrono::milliseconds timeout_;
   PGconn* conn_ = nullptr;
   bool prepared_ = false;
+  bool sync_wait_cancelled_ = false;  // during the last COMMIT (on_notice)
 };
 
 // The session the transaction script runs on: one leased connection, its failure kept in
@@ -288,7 +321,14 @@ class pg_session final : public sql_session {
     return true;
   }
   bool begin() override { return c_.simple("BEGIN", p_); }
-  bool commit() override { return c_.simple("COMMIT", p_); }
+  bool commit() override { return c_.commit(p_); }
+  // A transaction that writes (a row rewritten as it is: WAL, and a commit record after every
+  // earlier commit's) waits at COMMIT for a synchronous standby to have all of them. (One that
+  // only takes a transaction id writes no WAL before its commit record, and does not wait.)
+  bool make_durable() override {
+    return c_.simple("BEGIN", p_) && c_.simple("UPDATE savekit_schema SET version = version WHERE id = 1", p_) &&
+           c_.commit(p_);
+  }
   bool rollback() override { return c_.simple("ROLLBACK", p_); }
 
  private:

@@ -41,13 +41,21 @@ std::optional<std::optional<write_outcome>> answered_before(sql_session& db, std
   return out;
 }
 
+// The first answer of a write id, again — once what it wrote is known to be as durable as
+// any commit now (sql_session::make_durable: on a replicated PostgreSQL, on a standby).
+// Called outside a transaction.
+std::optional<write_outcome> durable_replay(sql_session& db, write_outcome earlier) {
+  if (earlier.kind == write_outcome::repeated && !db.make_durable()) return std::nullopt;
+  return earlier;
+}
+
 // A write whose compare-and-set found no row (its transaction ended): the first answer if
 // an attempt under the same write id committed meanwhile, else the slot as it is.
 std::optional<write_outcome> moved_or_repeated(sql_session& db, std::string_view player, std::string_view name,
                                                std::string_view write_id, std::string_view digest) {
   std::optional<std::optional<write_outcome>> earlier = answered_before(db, player, name, write_id, digest);
   if (!earlier) return std::nullopt;
-  if (*earlier) return std::move(**earlier);
+  if (*earlier) return durable_replay(db, std::move(**earlier));
   std::optional<std::optional<slot_entry>> now = info(db, player, name);
   if (!now) return std::nullopt;
   return write_outcome{write_outcome::version_moved, std::move(*now)};
@@ -116,7 +124,7 @@ std::optional<write_outcome> put(sql_session& db, const put_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return std::move(**earlier);
+    return durable_replay(db, std::move(**earlier));
   }
   const auto size = static_cast<std::int64_t>(r.body.size());
   std::optional<std::int64_t> version;
@@ -161,7 +169,7 @@ std::optional<write_outcome> remove(sql_session& db, const remove_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return std::move(**earlier);
+    return durable_replay(db, std::move(**earlier));
   }
   std::optional<std::int64_t> version;
   if (!db.run("delete", sql::remove_id, {r.player, r.name, r.expected_version, r.saved_at_us, r.write_id},

@@ -50,6 +50,12 @@ class sql_session {
   virtual bool begin() = 0;  // a write transaction (SQLite: BEGIN IMMEDIATE)
   virtual bool commit() = 0;
   virtual bool rollback() = 0;  // of a transaction the script ends without a change
+  // Returns once everything this database has committed is as durable as a commit of this
+  // session's own (outside a transaction). A replicated PostgreSQL commits on the primary
+  // before a synchronous standby confirms: a write whose first answer was lost may be there
+  // and on no standby yet, and its replay must not be answered 2xx until it is. SQLite, and
+  // one PostgreSQL, have nothing to wait for.
+  virtual bool make_durable() { return true; }
 
  protected:
   ~sql_session() = default;
