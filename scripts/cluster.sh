@@ -8,7 +8,10 @@
 #   scripts/cluster.sh start DIR [SERVERS] [SAVEKIT_SERVER]   start everything; DIR/cluster.env says where
 #   scripts/cluster.sh stop DIR                                stop what start started, by pid
 #   scripts/cluster.sh status DIR                              the members, their roles, the servers
+#   scripts/cluster.sh start-node DIR N                        start pgN's Patroni again (after a fault test killed it)
+#   scripts/cluster.sh start-etcd DIR N                        start etcd member N again, on its data
 #
+# SAVEKIT_CLUSTER_SERVER_ARGS: more options for every savekit-server (--keep-versions 1000...).
 # Ports: SAVEKIT_CLUSTER_PORT (default 24000) + 1..3 etcd clients, + 11..13 etcd peers,
 # + 21..23 PostgreSQL, + 31..33 Patroni's REST API. PostgreSQL refuses root: as root,
 # Patroni (which runs postgres) runs as the `postgres` user, and DIR's node folders are its.
@@ -17,7 +20,7 @@ set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ -n "$command" ] && [ -n "$dir" ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 base=${SAVEKIT_CLUSTER_PORT:-24000}
 pg_bin=${SAVEKIT_PG_BIN:-/usr/lib/postgresql/15/bin}
 
@@ -45,6 +48,44 @@ wait_for() {
 
 http_ok() { curl -sf -o /dev/null --max-time 2 "$1"; }
 
+endpoints() { echo "127.0.0.1:$(etcd_client 1),127.0.0.1:$(etcd_client 2),127.0.0.1:$(etcd_client 3)"; }
+
+# start_etcd N new|existing: etcd member N (a member started again keeps its data folder,
+# which holds its identity: the --initial-* flags are then ignored).
+start_etcd() {
+  local n=$1 initial=""
+  for m in 1 2 3; do initial+="${initial:+,}e$m=http://127.0.0.1:$(etcd_peer $m)"; done
+  etcd --name "e$n" --data-dir "$dir/etcd$n" \
+    --listen-client-urls "http://127.0.0.1:$(etcd_client $n)" --advertise-client-urls "http://127.0.0.1:$(etcd_client $n)" \
+    --listen-peer-urls "http://127.0.0.1:$(etcd_peer $n)" --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer $n)" \
+    --initial-cluster "$initial" --initial-cluster-state "$2" --initial-cluster-token savekit-cluster \
+    </dev/null >>"$dir/etcd$n.log" 2>&1 &
+  echo "etcd$n $!" >>"$dir/pids"
+}
+
+# start_patroni N: pgN's Patroni, from DIR/pgN.yml (it starts its PostgreSQL).
+start_patroni() {
+  local n=$1 node="$dir/pg$1"
+  rm -f "$node/patroni.pid"
+  # The shell's pid becomes Patroni's (exec): the pid file names Patroni itself.
+  as_postgres sh -c 'echo $$ >"$1/patroni.pid"; exec patroni "$2" >>"$1/patroni.log" 2>&1' sh "$node" "$dir/pg$n.yml" \
+    </dev/null >/dev/null 2>&1 &  # (runuser stays, as its parent: it must not hold this script's output)
+  wait_for "pg$n's Patroni to start" 20 test -s "$node/patroni.pid"
+  echo "patroni$n $(cat "$node/patroni.pid")" >>"$dir/pids"
+}
+
+# Whether pid is still the process of that kind this script started (a pid is reused once
+# its process is gone: a pid file's old line must not end another program).
+is_ours() {
+  local cmdline
+  cmdline=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 1
+  case "$2" in
+    etcd*) [[ "$cmdline" == *"etcd --name"* ]] ;;
+    patroni*) [[ "$cmdline" == *patroni* ]] ;;
+    server*) [[ "$cmdline" == *serve* ]] ;;
+    *) return 1 ;;
+  esac
+}
 start() {
   local servers=${3:-2}
   local server_binary=${4:-build/dev/server/savekit-server}
@@ -58,17 +99,9 @@ start() {
   : >"$dir/pids"
 
   # etcd: three members, v3 API (Patroni's etcd3), flags only (the gRPC gateway is on).
-  local initial=""
-  for n in 1 2 3; do initial+="${initial:+,}e$n=http://127.0.0.1:$(etcd_peer $n)"; done
-  for n in 1 2 3; do
-    etcd --name "e$n" --data-dir "$dir/etcd$n" \
-      --listen-client-urls "http://127.0.0.1:$(etcd_client $n)" --advertise-client-urls "http://127.0.0.1:$(etcd_client $n)" \
-      --listen-peer-urls "http://127.0.0.1:$(etcd_peer $n)" --initial-advertise-peer-urls "http://127.0.0.1:$(etcd_peer $n)" \
-      --initial-cluster "$initial" --initial-cluster-state new --initial-cluster-token savekit-cluster \
-      </dev/null >"$dir/etcd$n.log" 2>&1 &
-    echo "etcd$n $!" >>"$dir/pids"
-  done
-  local endpoints="127.0.0.1:$(etcd_client 1),127.0.0.1:$(etcd_client 2),127.0.0.1:$(etcd_client 3)"
+  for n in 1 2 3; do start_etcd "$n" new; done
+  local endpoints
+  endpoints=$(endpoints)
   wait_for "etcd's health" 60 env ETCDCTL_API=3 etcdctl --endpoints="$endpoints" endpoint health
 
   # Patroni: three PostgreSQL nodes. Settings that must be the cluster's (in the DCS) are in
@@ -124,11 +157,7 @@ postgresql:
     - host all all 127.0.0.1/32 trust
 EOF
     [ "$(id -u)" = 0 ] && chown -R postgres "$node" "$dir/pg$n.yml"
-    # The shell's pid becomes Patroni's (exec): the pid file names Patroni itself.
-    as_postgres sh -c 'echo $$ >"$1/patroni.pid"; exec patroni "$2" >"$1/patroni.log" 2>&1' sh "$node" "$dir/pg$n.yml" \
-      </dev/null >/dev/null 2>&1 &  # (runuser stays, as its parent: it must not hold this script's output)
-    wait_for "pg$n's Patroni to start" 20 test -s "$node/patroni.pid"
-    echo "patroni$n $(cat "$node/patroni.pid")" >>"$dir/pids"
+    start_patroni "$n"
     # The first node bootstraps the cluster; the others then copy it.
     if [ "$n" = 1 ]; then wait_for "pg1 to become primary" 120 http_ok "http://127.0.0.1:$(rest_port 1)/primary"; fi
   done
@@ -142,7 +171,7 @@ EOF
   local urls=""
   for n in $(seq 1 "$servers"); do
     "$server_binary" serve --listen 127.0.0.1:0 --port-file "$dir/server$n.port" --db "$db" \
-      --secret-file "$dir/secret" </dev/null >"$dir/server$n.log" 2>&1 &
+      --secret-file "$dir/secret" ${SAVEKIT_CLUSTER_SERVER_ARGS:-} </dev/null >"$dir/server$n.log" 2>&1 &
     echo "server$n $!" >>"$dir/pids"
     wait_for "savekit-server $n to listen" 60 test -s "$dir/server$n.port"
     urls+="${urls:+ }http://127.0.0.1:$(cat "$dir/server$n.port")"
@@ -182,7 +211,7 @@ stop() {
   for group in server patroni etcd; do
     local pids=()
     while read -r name pid; do
-      case "$name" in "$group"*) kill -CONT "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null && pids+=("$pid") || true ;; esac
+      case "$name" in "$group"*) is_ours "$pid" "$name" && kill -CONT "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null && pids+=("$pid") || true ;; esac
     done <"$dir/pids"
     for pid in "${pids[@]}"; do
       for ((i = 0; i < 150 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); ++i)); do sleep 0.2; done
@@ -203,5 +232,16 @@ case "$command" in
   start) start "$@" ;;
   stop) stop ;;
   status) status ;;
-  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
+  start-node)
+    [ -f "$dir/pids" ] && [ -f "$dir/pg${3:-}.yml" ] || { echo "cluster.sh: no node pg${3:-} in $dir" >&2; exit 1; }
+    dir=$(cd "$dir" && pwd)
+    start_patroni "$3"
+    ;;
+  start-etcd)
+    [ -f "$dir/pids" ] && [ -d "$dir/etcd${3:-}" ] || { echo "cluster.sh: no etcd member ${3:-} in $dir" >&2; exit 1; }
+    dir=$(cd "$dir" && pwd)
+    start_etcd "$3" existing
+    wait_for "etcd member $3 to answer" 30 curl -sf --max-time 2 "http://127.0.0.1:$(etcd_client "$3")/health"
+    ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

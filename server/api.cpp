@@ -45,6 +45,7 @@ struct error_document {
 struct health {
   std::string status;
   std::string driver;
+  std::optional<std::string> database;  // the node answering (PostgreSQL: "host:port")
   std::optional<std::string> message;
 };
 
@@ -291,6 +292,7 @@ std::optional<api_response> api::answer_before_body(const admission& a, const ap
       const bool same_size = !body_bytes || static_cast<std::int64_t>(*body_bytes) == made.made.bytes;
       if (!made.made.deleted && same_condition && same_size && compact_meta(made.made.meta) == a.meta_compact)
         return std::nullopt;
+      if (auto durable = store_.make_durable(); !durable) return finish(from_store(durable.failure()));
       return finish(write_id_reused(*r.write_id, made.made));
     }
   }
@@ -300,6 +302,8 @@ std::optional<api_response> api::answer_before_body(const admission& a, const ap
   const std::optional<std::int64_t>& expected = a.condition->version;
   const bool holds = expected ? slot && !slot->deleted && slot->version == *expected : !slot || slot->deleted;
   if (holds) return std::nullopt;  // the write decides (it checks again, in its transaction)
+  // (What a 412 names is durable first: transactions::durable_answer says why.)
+  if (auto durable = store_.make_durable(); !durable) return finish(from_store(durable.failure()));
   return finish(precondition_failed(a.at.name, slot, expected));
 }
 
@@ -338,6 +342,7 @@ void api::check_health() {
   std::lock_guard lock(health_mutex_);
   health_state_ = alive ? 1 : 2;
   health_problem_ = alive ? "" : alive.failure().message;
+  if (alive) health_node_ = alive->empty() ? std::nullopt : std::optional<std::string>{*alive};
   health_asking_since_.reset();
 }
 
@@ -358,12 +363,12 @@ api_response api::health() {
                        !store_.answered_since(*health_asking_since_);
   if (health_state_ != 1 || waiting) {
     api_response r = json_response(
-        503, wire::health{"unavailable", std::string{store_.driver()},
+        503, wire::health{"unavailable", std::string{store_.driver()}, std::nullopt,
                           waiting ? std::string{"the database has not answered for more than 2 s"} : health_problem_});
     r.headers.push_back({"Retry-After", "1"});
     return r;
   }
-  return json_response(200, wire::health{"ok", std::string{store_.driver()}, std::nullopt});
+  return json_response(200, wire::health{"ok", std::string{store_.driver()}, health_node_, std::nullopt});
 }
 
 api_response api::from_store(const store_failure& failure) {

@@ -145,6 +145,7 @@ class api {
   std::mutex health_mutex_;
   int health_state_ = 0;  // 0: not asked yet, 1: answers, 2: does not
   std::string health_problem_;
+  std::optional<std::string> health_node_;  // what ping last named (PostgreSQL: "host:port")
   std::optional<std::chrono::steady_clock::time_point> health_asking_since_;
 };
 

@@ -125,6 +125,14 @@ class connection {
       : conninfo_(std::move(conninfo)), timeout_(timeout) {}
   ~connection() { PQfinish(conn_); }
 
+  // The node this connection reached, "host:port" (of a multi-host string, the one it took).
+  std::string node() const {
+    if (!conn_) return {};
+    const char* host = PQhost(conn_);
+    const char* port = PQport(conn_);
+    return std::string{host ? host : ""} + ":" + (port ? port : "");
+  }
+
   // Connected, with the statements prepared (once the schema is there: prepare = false
   // before the migration); false (and why) if the database does not answer.
   bool ready(std::string& problem, bool& reconnected, bool prepare = true) {
@@ -393,8 +401,8 @@ class postgres_store final : public slot_store {
     return with_session([&](pg_session& db) { return transactions::remembered(db, player, name, write_id); });
   }
 
-  store_result<bool> ping() override {
-    return with_connection([&](connection& c, pg_problem& p) -> std::optional<bool> {
+  store_result<std::string> ping() override {
+    return with_connection([&](connection& c, pg_problem& p) -> std::optional<std::string> {
       // Answering is not enough: a standby (or a primary demoted in a failover) answers
       // and refuses every write.
       auto r = c.text_query("SELECT pg_is_in_recovery(), current_setting('transaction_read_only')", p);
@@ -405,6 +413,13 @@ class postgres_store final : public slot_store {
         p.unavailable = true;
         return std::nullopt;
       }
+      return c.node();
+    });
+  }
+
+  store_result<bool> make_durable() override {
+    return with_session([&](pg_session& db) -> std::optional<bool> {
+      if (!db.make_durable()) return std::nullopt;
       return true;
     });
   }

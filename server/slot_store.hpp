@@ -126,7 +126,12 @@ class slot_store {
   // Continue); a write looks again inside its own transaction.
   virtual store_result<std::optional<remembered_write>> remembered(std::string_view player, std::string_view name,
                                                                    std::string_view write_id) = 0;
-  virtual store_result<bool> ping() = 0;
+  // Whether the database answers and takes writes; what it is, for /healthz: on a replicated
+  // PostgreSQL, the node ("host:port") the pool last reached the primary on.
+  virtual store_result<std::string> ping() = 0;
+  // Returns once everything the database has committed is as durable as a write's commit
+  // (sql_session::make_durable): before an answer names a version read outside a write.
+  virtual store_result<bool> make_durable() { return true; }
   virtual pool_stats stats() const = 0;
   virtual std::string_view driver() const = 0;  // "sqlite" or "postgresql"
 

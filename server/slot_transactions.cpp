@@ -41,12 +41,19 @@ std::optional<std::optional<write_outcome>> answered_before(sql_session& db, std
   return out;
 }
 
-// The first answer of a write id, again — once what it wrote is known to be as durable as
-// any commit now (sql_session::make_durable: on a replicated PostgreSQL, on a standby).
-// Called outside a transaction.
-std::optional<write_outcome> durable_replay(sql_session& db, write_outcome earlier) {
-  if (earlier.kind == write_outcome::repeated && !db.make_durable()) return std::nullopt;
-  return earlier;
+// An answer that names a version this write did not make — a write id's first answer again
+// (repeated, or reused for another write), or the slot as it is (412) — once that version is
+// known to be as durable as any commit now (sql_session::make_durable: on a replicated
+// PostgreSQL, on a standby). PostgreSQL shows a commit to others before the standby has it:
+// a failover could lose the version named, and the client then build on a version that never
+// was (or, with If-Match, overwrite another one of the same number). Called outside a
+// transaction, after the read.
+std::optional<write_outcome> durable_answer(sql_session& db, write_outcome answer) {
+  const bool names_what_others_wrote = answer.kind == write_outcome::repeated ||
+                                       answer.kind == write_outcome::write_id_reused ||
+                                       answer.kind == write_outcome::version_moved;
+  if (names_what_others_wrote && !db.make_durable()) return std::nullopt;
+  return answer;
 }
 
 // A write whose compare-and-set found no row (its transaction ended): the first answer if
@@ -55,10 +62,10 @@ std::optional<write_outcome> moved_or_repeated(sql_session& db, std::string_view
                                                std::string_view write_id, std::string_view digest) {
   std::optional<std::optional<write_outcome>> earlier = answered_before(db, player, name, write_id, digest);
   if (!earlier) return std::nullopt;
-  if (*earlier) return durable_replay(db, std::move(**earlier));
+  if (*earlier) return durable_answer(db, std::move(**earlier));
   std::optional<std::optional<slot_entry>> now = info(db, player, name);
   if (!now) return std::nullopt;
-  return write_outcome{write_outcome::version_moved, std::move(*now)};
+  return durable_answer(db, write_outcome{write_outcome::version_moved, std::move(*now)});
 }
 
 // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
@@ -124,7 +131,7 @@ std::optional<write_outcome> put(sql_session& db, const put_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return durable_replay(db, std::move(**earlier));
+    return durable_answer(db, std::move(**earlier));
   }
   const auto size = static_cast<std::int64_t>(r.body.size());
   std::optional<std::int64_t> version;
@@ -169,7 +176,7 @@ std::optional<write_outcome> remove(sql_session& db, const remove_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return durable_replay(db, std::move(**earlier));
+    return durable_answer(db, std::move(**earlier));
   }
   std::optional<std::int64_t> version;
   if (!db.run("delete", sql::remove_id, {r.player, r.name, r.expected_version, r.saved_at_us, r.write_id},

@@ -175,7 +175,7 @@ class sqlite_store final : public slot_store, private sql_session {
     return answered(transactions::remembered(*this, player, name, write_id));
   }
 
-  store_result<bool> ping() override {
+  store_result<std::string> ping() override {
     std::lock_guard lock(mutex_);
     std::string problem;
     if (!exec("SELECT 1", problem)) return store_failure{store_failure::internal, problem};
@@ -184,7 +184,7 @@ class sqlite_store final : public slot_store, private sql_session {
     // the check writes itself, one small transaction a call (the monitor's: once a second),
     // only while writes fail.
     if (!writes_failing_.empty() && !writes_again()) return store_failure{store_failure::unavailable, writes_failing_};
-    return true;
+    return std::string{};  // one file, one machine: nothing to name
   }
 
   pool_stats stats() const override { return {1, 0, 0, 0}; }

@@ -271,6 +271,17 @@ const std::unordered_map<std::string_view, keyword_use>& known_keywords() {
   return keywords;
 }
 
+// A choice's reason quoted inside another's is cut short: quoted whole, a schema that
+// branches into itself would build reasons twice as long at each level.
+std::string shortened(std::string reason) {
+  constexpr std::size_t most = 200;
+  if (reason.size() <= most) return reason;
+  std::size_t end = most;
+  while (end > 0 && (static_cast<unsigned char>(reason[end]) & 0xC0) == 0x80) --end;  // a whole character
+  reason.resize(end);
+  return reason + "...";
+}
+
 const node* member(const node& object, std::string_view name) {
   if (object.kind != kind::map) return nullptr;
   for (std::size_t k = 0; k + 1 < object.items.size(); k += 2)
@@ -364,9 +375,13 @@ status check_schema(const node& s, const std::string& where, std::uint32_t depth
 
 // ---- checking a value ---------------------------------------------------------------------
 
+// Each pattern of the schema, compiled once, by the offset of its text in the schema.
+using pattern_cache = std::unordered_map<std::uint64_t, detail::schema_pattern>;
+
 class checker {
  public:
-  checker(const node& root, std::size_t max_problems) : root_(root), max_(max_problems) {}
+  checker(const node& root, std::size_t max_problems, const pattern_cache* patterns = nullptr)
+      : root_(root), max_(max_problems), patterns_(patterns) {}
 
   // Whether value is valid against s; its problems go to out (nullptr: only the answer).
   bool valid(const node& s, const node& value, const std::string& path, std::vector<schema_problem>* out,
@@ -526,8 +541,7 @@ class checker {
     if (const node* m = member(s, "maxLength"); m && count_of(*m) && length > *count_of(*m))
       ok &= problem(out, path, "longer than " + m->text + " characters (maxLength)");
     if (const node* p = member(s, "pattern")) {
-      result<detail::schema_pattern> pattern = detail::schema_pattern::compile(p->text);
-      std::optional<bool> found = pattern ? pattern->search(text) : std::nullopt;
+      std::optional<bool> found = search(*p, text);
       if (!found)
         ok &= problem(out, path, "the pattern \"" + p->text + "\" took too long to match");
       else if (!*found)
@@ -609,8 +623,7 @@ class checker {
         }
       if (patterns)
         for (std::size_t i = 0; i + 1 < patterns->items.size(); i += 2) {
-          result<detail::schema_pattern> pattern = detail::schema_pattern::compile(patterns->items[i].text);
-          std::optional<bool> found = pattern ? pattern->search(key.text) : std::nullopt;
+          std::optional<bool> found = search(patterns->items[i], key.text);
           if (found && *found) {
             matched = true;
             ok &= valid(patterns->items[i + 1], value.items[k + 1], inner, out, depth + 1);
@@ -651,7 +664,7 @@ class checker {
         if (valid(sub, value, path, out ? &mine : nullptr, depth + 1))
           ++passed;
         else if (!mine.empty())
-          why.push_back((mine.front().path == path ? "" : mine.front().path + ": ") + mine.front().reason);
+          why.push_back(shortened((mine.front().path == path ? "" : mine.front().path + ": ") + mine.front().reason));
         if (passed > 1 && exactly_one) break;
       }
       if (passed == 0) {
@@ -678,14 +691,57 @@ class checker {
   std::vector<schema_problem> problems_;
 
  private:
+  // Whether text contains a match of the pattern whose text is pattern_text (nullopt: it took
+  // too long, or could not be compiled).
+  std::optional<bool> search(const node& pattern_text, std::string_view text) const {
+    if (patterns_)
+      if (auto found = patterns_->find(pattern_text.offset); found != patterns_->end())
+        return found->second.search(text);
+    result<detail::schema_pattern> pattern = detail::schema_pattern::compile(pattern_text.text);
+    return pattern ? pattern->search(text) : std::nullopt;
+  }
+
   const node& root_;
   std::size_t max_;
+  const pattern_cache* patterns_;
   std::uint64_t steps_ = 0;
   bool exhausted_ = false;
 
  public:
   std::uint64_t max_steps = 1'000'000;  // set by check(): more for a larger value
 };
+
+}  // namespace
+
+struct schema::compiled {
+  pattern_cache patterns;
+};
+
+namespace {
+
+// Compiles every "pattern" and "patternProperties" key of the schema. One that does not
+// compile is not a schema's (parse refused those): it lies under a keyword no check reads.
+pattern_cache compile_patterns(const node& root) {
+  pattern_cache out;
+  std::vector<const node*> walk{&root};
+  while (!walk.empty()) {
+    const node* n = walk.back();
+    walk.pop_back();
+    if (n->kind == kind::map)
+      for (std::size_t k = 0; k + 1 < n->items.size(); k += 2) {
+        const node& name = n->items[k];
+        const node& v = n->items[k + 1];
+        if (name.text == "pattern" && v.kind == kind::string)
+          if (auto p = detail::schema_pattern::compile(v.text)) out.emplace(v.offset, std::move(*p));
+        if (name.text == "patternProperties" && v.kind == kind::map)
+          for (std::size_t i = 0; i + 1 < v.items.size(); i += 2)
+            if (auto p = detail::schema_pattern::compile(v.items[i].text))
+              out.emplace(v.items[i].offset, std::move(*p));
+      }
+    for (const node& item : n->items) walk.push_back(&item);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -710,13 +766,14 @@ result<schema> schema::parse(std::string_view json) {
     if (status ok = check_schema(*target, ref->text, 0); !ok) return std::move(ok).error();
   }
   schema out;
+  out.compiled_ = std::make_shared<const compiled>(compiled{compile_patterns(*tree)});
   out.root_ = std::move(*tree);
   return out;
 }
 
 std::vector<schema_problem> schema::check(const node& value, std::size_t max_problems) const {
   std::vector<schema_problem> out;
-  checker c(root_, max_problems);
+  checker c(root_, max_problems, compiled_ ? &compiled_->patterns : nullptr);
   // The budget: what any sane schema needs, a few dozen steps per value, and a million more.
   std::uint64_t nodes = 0;
   std::vector<const node*> walk{&value};

@@ -9,6 +9,7 @@
 #include <savekit/seal.hpp>
 #endif
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,19 +29,6 @@ using savekit::result;
 
 constexpr std::string_view store_magic{"SKPREFS\0", 8};
 constexpr std::string_view slot_magic{"\x89SKSLOT\n", 8};
-
-enum class file_kind { folder, store, slot_file, other };
-
-result<file_kind> kind_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return io_failure("cannot open " + path, errno);
-  if (S_ISDIR(st.st_mode)) return file_kind::folder;
-  auto bytes = read_input(path);
-  if (!bytes) return std::move(bytes).error();
-  if (bytes->starts_with(store_magic)) return file_kind::store;
-  if (bytes->starts_with(slot_magic)) return file_kind::slot_file;
-  return file_kind::other;
-}
 
 std::string_view type_word(savekit::value_type t) { return savekit::to_string(t); }
 
@@ -262,6 +250,27 @@ result<opened_value> open_value(const value_source& source) {
     }
   }
   return error{errc::invalid_value, 0, "unreachable"};
+}
+
+result<file_kind> kind_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return io_failure("cannot open " + path, errno);
+  if (S_ISDIR(st.st_mode)) return file_kind::folder;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_failure("cannot open " + path, errno);
+  char head[8];
+  std::size_t have = 0;
+  while (have < sizeof head) {
+    const ssize_t n = ::read(fd, head + have, sizeof head - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  const std::string_view start{head, have};
+  if (start == store_magic) return file_kind::store;
+  if (start == slot_magic) return file_kind::slot_file;
+  return file_kind::other;
 }
 
 result<std::optional<std::string>> describe_container(const std::string& path) {

@@ -48,6 +48,10 @@ struct opened_value {
   std::string as_stored;      // a store entry's stored bytes when read: edit checks them again before it writes
 };
 
+// What a path names, told by stat and the file's first bytes (its magic): only those are read.
+enum class file_kind { folder, store, slot_file, other };
+savekit::result<file_kind> kind_of(const std::string& path);
+
 // Reads the value source names (see above).
 savekit::result<opened_value> open_value(const value_source& source);
 

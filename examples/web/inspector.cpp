@@ -371,9 +371,9 @@ EMSCRIPTEN_KEEPALIVE const char* inspector_describe(const char* path_text) {
     }
     return reply(out + "]}");
   }
-  auto listing = savekit_cli::describe_container(path);  // (a store or not)
-  if (!listing) return failed(listing.error());
-  if (!*listing) return reply("{\"kind\":\"value\"}");
+  auto kind = savekit_cli::kind_of(path);
+  if (!kind) return failed(kind.error());
+  if (*kind != savekit_cli::file_kind::store) return reply("{\"kind\":\"value\"}");
   savekit::file_backend_options options;
   options.read_only = true;
   options.create_if_missing = false;

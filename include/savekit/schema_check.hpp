@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,9 @@ class schema {
   std::vector<schema_problem> check(const node& value, std::size_t max_problems = 20) const;
 
  private:
+  struct compiled;  // the patterns, compiled once when the schema is parsed
   node root_;
+  std::shared_ptr<const compiled> compiled_;
 };
 
 }  // namespace savekit::inspect

@@ -6,8 +6,10 @@
 #      a WARNING. The server answers 503, not 2xx.
 #   2. The write-id replay trap: a write whose first answer was lost is visible on the
 #      primary and on no standby; its replay is answered 2xx only once a standby has it.
+#      So is a 412 or a reused write id's 409, which name a version others wrote: a
+#      failover must not lose what an answer names.
 #   3. The primary killed (SIGKILL, Patroni and PostgreSQL): requests get 503 meanwhile, and
-#      the same servers, not restarted, write to the new primary.
+#      the same servers, not restarted, write to the new primary; /healthz names the node.
 # Usage: test_cluster.sh SAVEKIT_SERVER [DIR]
 set -u
 server_binary=$1
@@ -26,6 +28,13 @@ token=$("$server_binary" token --player p1 --ttl 1h --secret-file "$SAVEKIT_CLUS
 put() {  # put URL NAME: a create under write id NAME; prints the status
   curl -s -o /dev/null -w '%{http_code}' --max-time 60 -X PUT -H "Authorization: Bearer $token" -H 'If-None-Match: *' \
     -H "Savekit-Write-Id: $2" --data-binary "save $2" "$1/v1/slots/$2"
+}
+put_as() {  # put_as URL NAME WRITE_ID: a create of NAME under WRITE_ID, other bytes than put's; prints the status
+  curl -s -o /dev/null -w '%{http_code}' --max-time 60 -X PUT -H "Authorization: Bearer $token" -H 'If-None-Match: *' \
+    -H "Savekit-Write-Id: $3" --data-binary "other save $3" "$1/v1/slots/$2"
+}
+health_names() {  # health_names URL: the node /healthz says it writes to
+  curl -s --max-time 10 "$1/healthz" | python3 -c "import json,sys; print(json.load(sys.stdin).get('database', ''))"
 }
 member() {  # member ROLE: the name of the member in that role (leader, sync_standby)
   for port in 1 2 3; do
@@ -76,6 +85,8 @@ check "the first attempt times out: 503" 0 '^503$' -- put "$short" trapped
 cancel_waits >/dev/null
 check "its row is on the primary" 0 '^1$' -- on_leader "select count(*) from slot_writes where write_id = 'trapped'"
 check "a replay while no standby has it is 503, not 2xx" 0 '^503$' -- put "$short" trapped
+check "a 412 that would name it is 503 too" 0 '^503$' -- put_as "$short" trapped other-write
+check "so is a 409 for its write id reused" 0 '^503$' -- put_as "$short" trapped trapped
 standbys CONT
 check "the replay once a standby has it: the first answer" 0 '^201$' -- put "$short" trapped
 
@@ -85,6 +96,7 @@ for ((i = 0; i < 600; ++i)); do member sync_standby >/dev/null 2>&1 && break; sl
 check "a synchronous standby again after the thaw" 0 '^pg[123]$' -- member sync_standby
 leader=$(member leader)
 n=${leader#pg}
+check "/healthz names the primary" 0 "^127.0.0.1:$((${SAVEKIT_CLUSTER_PORT:-24000} + 20 + n))\$" -- health_names "$server"
 kill -KILL "$(cat "$dir/pg$n/patroni.pid")" "$(head -1 "$dir/pg$n/data/postmaster.pid")"
 codes=""
 for ((i = 0; i < 240; ++i)); do  # (bounded: 240 attempts, each within curl's 60 s)
@@ -96,8 +108,15 @@ done
 check "writes go on after the failover, on the same server" 0 '201 $' -- echo "$codes"
 check "...and were 503 meanwhile, never 5xx of another kind" 1 '' -- sh -c "echo '$codes' | grep -qE '50[0124]'"
 check "a new leader" 0 '^pg[123]$' -- member leader
-check "every acknowledged write is on the new primary" 0 '^4$' -- \
-  on_leader "select count(*) from slots where name in ('warm', 'trapped', 'after$i') or name = 'cancelled'"
+new_leader=$(member leader)
+for ((h = 0; h < 50; ++h)); do  # (the health check asks once a second)
+  [ "$(health_names "$server")" = "127.0.0.1:$((${SAVEKIT_CLUSTER_PORT:-24000} + 20 + ${new_leader#pg}))" ] && break
+  sleep 0.2
+done
+check "/healthz names the new primary" 0 "^127.0.0.1:$((${SAVEKIT_CLUSTER_PORT:-24000} + 20 + ${new_leader#pg}))\$" -- \
+  health_names "$server"
+check "every acknowledged write is on the new primary" 0 "^after$i,cancelled,trapped,warm\$" -- \
+  on_leader "select string_agg(name, ',' order by name) from slots where name in ('warm', 'trapped', 'after$i', 'cancelled')"
 echo "failover: $(echo "$codes" | wc -w) attempts until the first 2xx"
 
 echo "$passed passed, $failed failed"

@@ -68,6 +68,10 @@ TEST_P(ServerApi, HealthAndMetricsNeedNoToken) {
   EXPECT_EQ(health.status, 200);
   EXPECT_NE(health.body.find("\"status\":\"ok\""), std::string::npos) << health.body;
   EXPECT_NE(health.body.find(GetParam()), std::string::npos) << health.body;
+  // PostgreSQL names the node it reached (on a replicated one, the primary); one SQLite
+  // file has nothing to name.
+  EXPECT_EQ(health.body.find("\"database\":\"") != std::string::npos, std::string{GetParam()} == "postgresql")
+      << health.body;
   reply metrics = c.request("GET", "/metrics");
   EXPECT_EQ(metrics.status, 200);
   EXPECT_EQ(metrics.header("content-type").rfind("text/plain", 0), 0u);
