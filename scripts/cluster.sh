@@ -12,6 +12,8 @@
 #   scripts/cluster.sh start-etcd DIR N                        start etcd member N again, on its data
 #
 # SAVEKIT_CLUSTER_SERVER_ARGS: more options for every savekit-server (--keep-versions 1000...).
+# SAVEKIT_CLUSTER_TTL: Patroni's leader lease in seconds (default 20; a fault test's shorter
+# lease makes failovers quicker).
 # Ports: SAVEKIT_CLUSTER_PORT (default 24000) + 1..3 etcd clients, + 11..13 etcd peers,
 # + 21..23 PostgreSQL, + 31..33 Patroni's REST API. PostgreSQL refuses root: as root,
 # Patroni (which runs postgres) runs as the `postgres` user, and DIR's node folders are its.
@@ -68,7 +70,7 @@ start_patroni() {
   local n=$1 node="$dir/pg$1"
   rm -f "$node/patroni.pid"
   # The shell's pid becomes Patroni's (exec): the pid file names Patroni itself.
-  as_postgres sh -c 'echo $$ >"$1/patroni.pid"; exec patroni "$2" >>"$1/patroni.log" 2>&1' sh "$node" "$dir/pg$n.yml" \
+  as_postgres sh -c 'echo $$ >"$1/patroni.pid" && exec patroni "$2" >>"$1/patroni.log" 2>&1' sh "$node" "$dir/pg$n.yml" \
     </dev/null >/dev/null 2>&1 &  # (runuser stays, as its parent: it must not hold this script's output)
   wait_for "pg$n's Patroni to start" 20 test -s "$node/patroni.pid"
   echo "patroni$n $(cat "$node/patroni.pid")" >>"$dir/pids"
@@ -88,6 +90,10 @@ is_ours() {
 }
 start() {
   local servers=${3:-2}
+  # Patroni requires loop_wait + 2 x retry_timeout <= ttl.
+  local ttl=${SAVEKIT_CLUSTER_TTL:-20}
+  local retry_timeout=$(((ttl - 2) / 2 < 5 ? (ttl - 2) / 2 : 5))
+  [ "$retry_timeout" -ge 1 ] || { echo "cluster.sh: SAVEKIT_CLUSTER_TTL is at least 4" >&2; exit 1; }
   local server_binary=${4:-build/dev/server/savekit-server}
   [ -e "$dir/pids" ] && { echo "cluster.sh: $dir holds a cluster already (stop it first)" >&2; exit 1; }
   for tool in etcd etcdctl patroni curl; do
@@ -96,6 +102,18 @@ start() {
   [ -x "$server_binary" ] || { echo "cluster.sh: no savekit-server at $server_binary" >&2; exit 1; }
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
+  if ! as_postgres test -x "$dir"; then
+    echo "cluster.sh: the postgres user cannot reach $dir (a folder on the way is not o+x: mktemp -d makes 0700)" >&2
+    exit 1
+  fi
+  # Ports in use (another cluster, a test's leftover) would join this cluster to theirs.
+  for port in $(etcd_client 1) $(etcd_client 2) $(etcd_client 3) $(etcd_peer 1) $(etcd_peer 2) $(etcd_peer 3) \
+    $(pg_port 1) $(pg_port 2) $(pg_port 3) $(rest_port 1) $(rest_port 2) $(rest_port 3); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "cluster.sh: 127.0.0.1:$port is in use (SAVEKIT_CLUSTER_PORT moves the cluster's ports)" >&2
+      exit 1
+    fi
+  done
   : >"$dir/pids"
 
   # etcd: three members, v3 API (Patroni's etcd3), flags only (the gRPC gateway is on).
@@ -120,9 +138,9 @@ etcd3:
   hosts: $endpoints
 bootstrap:
   dcs:
-    ttl: 20
+    ttl: $ttl
     loop_wait: 2
-    retry_timeout: 5
+    retry_timeout: $retry_timeout
     synchronous_mode: true
     synchronous_mode_strict: true
     postgresql:
@@ -229,7 +247,14 @@ stop() {
 }
 
 case "$command" in
-  start) start "$@" ;;
+  start)
+    [ -e "$dir/pids" ] && { echo "cluster.sh: $dir holds a cluster already (stop it first)" >&2; exit 1; }
+    # A start that fails stops what it started: nothing is left running.
+    if ! (start "$@"); then
+      [ -f "$dir/pids" ] && stop >&2
+      exit 1
+    fi
+    ;;
   stop) stop ;;
   status) status ;;
   start-node)

