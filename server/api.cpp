@@ -277,6 +277,10 @@ std::optional<api_response> api::answer_before_body(const admission& a, const ap
     out.slot = a.at.name;
     return std::optional<api_response>{std::move(out)};
   };
+  if (limits_.max_player_bytes != 0 && body_bytes && *body_bytes > limits_.max_player_bytes)
+    return finish(error_response(413, "too_large",
+                                 "a player keeps at most " + std::to_string(limits_.max_player_bytes) +
+                                     " bytes of saves, and this one is " + std::to_string(*body_bytes)));
   // A write id comes first, as in the write itself: a remembered one is answered as the
   // first time whatever the slot is now.
   if (r.write_id) {
@@ -478,6 +482,10 @@ api_response api::put_slot(const admission& a, const api_request& r) {
     return error_response(
         413, "too_large",
         "a save is at most " + std::to_string(limits_.max_save_bytes) + " bytes, not " + std::to_string(r.body.size()));
+  if (limits_.max_player_bytes != 0 && r.body.size() > limits_.max_player_bytes)  // (it could never fit)
+    return error_response(413, "too_large",
+                          "a player keeps at most " + std::to_string(limits_.max_player_bytes) +
+                              " bytes of saves, and this one is " + std::to_string(r.body.size()));
   const std::string digest = write_digest(a.condition->version, a.meta_compact, r.body);
   put_request q;
   q.player = a.player;
@@ -490,6 +498,7 @@ api_response api::put_slot(const admission& a, const api_request& r) {
   q.saved_at_us = unix_micros(now());
   q.keep_versions = limits_.keep_versions;
   q.max_slots = limits_.max_slots;
+  q.max_player_bytes = limits_.max_player_bytes;
   q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
   q.keep_write_ids = limits_.write_ids_per_slot;
   auto written = store_.put(q);
@@ -507,6 +516,10 @@ api_response api::put_slot(const admission& a, const api_request& r) {
       return error_response(
           409, "too_many_slots",
           "a player has at most " + std::to_string(limits_.max_slots) + " slots: delete one before creating another");
+    case write_outcome::over_quota:
+      return error_response(409, "over_quota",
+                            "a player keeps at most " + std::to_string(limits_.max_player_bytes) +
+                                " bytes of saves, counting the versions kept for restore: delete a slot to make room");
     case write_outcome::version_moved:
     case write_outcome::deleted:
       break;

@@ -25,6 +25,7 @@ namespace savekit::server {
 struct api_limits {
   std::uint64_t max_save_bytes = std::uint64_t{16} << 20;
   std::uint32_t max_slots = 100;
+  std::uint64_t max_player_bytes = 0;  // kept versions of a player's live slots; 0: no limit
   std::uint32_t max_meta_bytes = 16 * 1024;
   std::uint32_t keep_versions = 5;
   // How long a write id is remembered (whatever becomes of the version it made): a write

@@ -128,6 +128,9 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--tls-key", http.tls_key, "PEM private key of --tls-cert");
   serve_cmd->add_option("--max-save-bytes", limits.max_save_bytes, "largest save accepted, in bytes (default 16 MiB)");
   serve_cmd->add_option("--max-slots", limits.max_slots, "live slots per player (default 100)");
+  serve_cmd->add_option("--max-player-bytes", limits.max_player_bytes,
+                        "bytes of saves a player keeps, counting every version kept for restore of their live "
+                        "slots (default 0: no limit)");
   serve_cmd->add_option("--max-meta-bytes", limits.max_meta_bytes, "largest Savekit-Meta, decoded (default 16 KiB)");
   serve_cmd->add_option("--keep-versions", limits.keep_versions, "versions kept per slot for restore (default 5)")
       ->check(CLI::Range(1u, 1000u));

@@ -60,6 +60,7 @@ struct put_request {
   std::int64_t saved_at_us = 0;
   std::uint32_t keep_versions = 5;           // the newest kept for restore
   std::uint32_t max_slots = 100;             // live slots per player
+  std::uint64_t max_player_bytes = 0;        // what a player keeps (player_bytes); 0: no limit
   std::int64_t forget_writes_before_us = 0;  // write ids of writes older than this are forgotten
   std::uint32_t keep_write_ids = 1000;       // and those of versions older than the newest this many
 };
@@ -87,6 +88,7 @@ struct write_outcome {
     write_id_reused,  // a write id sent again for another write (409)
     version_moved,    // the precondition failed (412); slot: as it is now, if it exists
     too_many_slots,   // (409)
+    over_quota,       // the player would keep more than max_player_bytes (409)
   } kind = created;
   std::optional<slot_entry> slot;  // after the write, or as it is (repeated: the version it made)
   bool created_slot = false;       // repeated: the first answer was a creation (201)

@@ -163,8 +163,19 @@ std::optional<write_outcome> put(sql_session& db, const put_request& r) {
   if (!db.run("keep the version", sql::add_version_id,
               {r.player, r.name, *version, sql_value::bytes(r.body), size, r.meta, r.saved_at_us, r.write_id, r.digest,
                std::int64_t{creates}}) ||
-      !db.run("prune old versions", sql::prune_id, {r.player, r.name, std::int64_t{r.keep_versions}}) ||
-      !remember_write(db, r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us, r.keep_write_ids) ||
+      !db.run("prune old versions", sql::prune_id, {r.player, r.name, std::int64_t{r.keep_versions}}))
+    return std::nullopt;
+  if (r.max_player_bytes != 0) {  // counted with this version in and the oldest pruned
+    std::optional<std::int64_t> kept;
+    if (!db.run("lock the player", sql::lock_player_id, {r.player}) ||
+        !db.run("count the player's bytes", sql::player_bytes_id, {r.player}, first_integer(kept)) || !kept)
+      return std::nullopt;
+    if (static_cast<std::uint64_t>(*kept) > r.max_player_bytes) {
+      if (!db.rollback()) return std::nullopt;
+      return write_outcome{write_outcome::over_quota, std::nullopt};
+    }
+  }
+  if (!remember_write(db, r.player, r.write_id, e, r.digest, creates, r.forget_writes_before_us, r.keep_write_ids) ||
       !db.commit())
     return std::nullopt;
   return write_outcome{creates ? write_outcome::created : write_outcome::replaced, std::move(e)};

@@ -81,6 +81,16 @@ inline constexpr const char* remove =
     "UPDATE slots SET version = version + 1, deleted = 1, bytes = 0, meta = '{}', saved_at = ?4, write_id = ?5 "
     "WHERE player = ?1 AND name = ?2 AND version = ?3 AND deleted = 0 RETURNING version";
 
+// The bytes a player keeps: every kept version of their live slots (a deleted slot's kept
+// versions stay for restore, and count again if it is created anew). Only with a quota,
+// after lock_player: the player's row lock orders the counts of two writes to two of their
+// slots, so that each sees the other's bytes (PostgreSQL's READ COMMITTED counts anew).
+inline constexpr const char* lock_player = "UPDATE players SET slots = slots WHERE player = ?1";
+inline constexpr const char* player_bytes =
+    "SELECT CAST(COALESCE(SUM(v.bytes), 0) AS BIGINT) FROM slot_versions v JOIN slots s ON s.player = v.player AND "
+    "s.name = v.name "
+    "WHERE v.player = ?1 AND s.player = ?1 AND s.deleted = 0";
+
 // The statements by number, in the order the drivers prepare them.
 enum statement_id {
   list_id,
@@ -101,6 +111,8 @@ enum statement_id {
   prune_old_writes_id,
   prune_many_writes_id,
   list_all_id,
+  lock_player_id,
+  player_bytes_id,
   statement_count
 };
 inline constexpr const char* statement_text[statement_count] = {list,
@@ -120,7 +132,9 @@ inline constexpr const char* statement_text[statement_count] = {list,
                                                                 add_write,
                                                                 prune_old_writes,
                                                                 prune_many_writes,
-                                                                list_all};
+                                                                list_all,
+                                                                lock_player,
+                                                                player_bytes};
 
 // Schema 2: write ids in a table of their own (see find_write), filled from the versions
 // and deletions schema 1 kept. (A deletion's digest is "delete:N", N the version it

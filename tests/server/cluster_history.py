@@ -421,14 +421,7 @@ class Nemesis(threading.Thread):
         n = self.node_of(leader)
         if n is None:
             return
-        seconds = seconds or self.random.choice([2, 4, 6])
-        pids = self.cluster.node_processes(n)
-        self.history.fault(what, f"{leader} for {seconds} s")
-        self.paused = pids
-        signal_all(pids, signal.SIGSTOP)
-        time.sleep(seconds)
-        signal_all(pids, signal.SIGCONT)
-        self.paused = []
+        self.freeze(self.cluster.node_processes(n), seconds or self.random.choice([2, 4, 6]), what, leader)
 
     def pause_past_lease(self):
         self.pause_primary(self.random.choice([15, 25]), "pause-past-lease")
@@ -444,8 +437,9 @@ class Nemesis(threading.Thread):
         postmaster = self.cluster.postmaster_pid(n) if n else None
         if not postmaster or not process_is(postmaster, self.cluster.postmaster_mark(n)):
             return
-        pids = [postmaster] + children(postmaster)
-        seconds = seconds or self.random.choice([2, 4, 6])
+        self.freeze([postmaster] + children(postmaster), seconds or self.random.choice([2, 4, 6]), what, leader)
+
+    def freeze(self, pids, seconds, what, leader):
         self.history.fault(what, f"{leader} for {seconds} s")
         self.paused = pids
         signal_all(pids, signal.SIGSTOP)

@@ -390,6 +390,35 @@ TEST_P(ServerApi, BytesComeBackExactlyAndLimitsAreKept) {
   EXPECT_EQ(c.request("PUT", "/v1/slots/m", with(me, replacing(1)), "y").status, 200);
 }
 
+TEST_P(ServerApi, APlayersQuotaCountsTheVersionsKeptOfTheirLiveSlots) {
+  auto server = start_server({"--max-player-bytes", "10000", "--keep-versions", "2"});
+  ASSERT_TRUE(server);
+  http_client c(server->port());
+  const auto me = auth(unique_player());
+  const std::string save(4000, 's');
+  ASSERT_EQ(c.request("PUT", "/v1/slots/a", with(me, create_only), save).status, 201);
+  ASSERT_EQ(c.request("PUT", "/v1/slots/b", with(me, create_only), save).status, 201);  // 8000 kept
+  reply third = c.request("PUT", "/v1/slots/c", with(me, create_only), save);
+  EXPECT_EQ(third.status, 409);
+  EXPECT_EQ(error_of(third).error.code, "over_quota");
+  EXPECT_EQ(c.request("GET", "/v1/slots/c", me).status, 404) << "nothing of the refused write is kept";
+  // A replace keeps the version it replaces (--keep-versions 2): 12000, refused...
+  reply replace = c.request("PUT", "/v1/slots/b", with(me, replacing(1)), save);
+  EXPECT_EQ(replace.status, 409);
+  EXPECT_EQ(error_of(replace).error.code, "over_quota");
+  // ...and a smaller one fits: 4000 + 4000 + 1000.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/b", with(me, replacing(1)), std::string(1000, 't')).status, 200);
+  // A save larger than the whole quota could never fit: 413, as for --max-save-bytes.
+  EXPECT_EQ(c.request("PUT", "/v1/slots/d", with(me, create_only), std::string(10001, 'x')).status, 413);
+  // A deleted slot's versions stay for restore, but no longer count.
+  ASSERT_EQ(c.request("DELETE", "/v1/slots/a", with(me, replacing(1))).status, 204);
+  EXPECT_EQ(c.request("PUT", "/v1/slots/c", with(me, create_only), save).status, 201);
+  EXPECT_EQ(c.request("GET", "/v1/slots/a/versions/1", me).status, 200);
+  // Another player's saves are theirs.
+  const auto other = auth(unique_player());
+  EXPECT_EQ(c.request("PUT", "/v1/slots/a", with(other, create_only), save).status, 201);
+}
+
 TEST_P(ServerApi, AWriteRepeatedWithItsWriteIdIsAnsweredAsTheFirstTime) {
   auto server = start_server();
   ASSERT_TRUE(server);
