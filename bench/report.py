@@ -556,8 +556,8 @@ def server_report(path):
     print("| database | save | players | PUT/s over HTTP | p50 ms | p99 ms | PUT/s direct | p99 ms | HTTP ÷ direct | "
           "GET+PUT/s over HTTP | p99 ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for backend in ("sqlite", "postgresql"):
-        for size in sorted({r["bytes"] for r in rows}):
+    for backend in ("sqlite", "postgresql", "replicated"):
+        for size in sorted({r["bytes"] for r in rows if r["mix"] != "list-100"}):
             for players in sorted({r["players"] for r in rows}):
                 put = by.get((backend, "http", "put", size, players))
                 direct = by.get((backend, "direct", "put", size, players))
@@ -568,6 +568,20 @@ def server_report(path):
                 print(f"| {backend} | {size // 1024} KB | {players} | {put['per_second']:,.0f} | {put['p50_ms']:.2f} | "
                       f"{put['p99_ms']:.2f} | {direct['per_second']:,.0f} | {direct['p99_ms']:.2f} | {ratio:.2f} | "
                       f"{mixed['per_second']:,.0f} | {mixed['p99_ms']:.2f} |" if mixed else "")
+    lists = [r for r in rows if r["mix"] == "list-100"]
+    if lists:
+        print()
+        print("| database | players | GET /v1/slots (100 slots) per s | p50 ms | p99 ms |")
+        print("|---|---:|---:|---:|---:|")
+        for r in lists:
+            print(f"| {r['backend']} | {r['players']} | {r['per_second']:,.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} |")
+    single = by.get(("postgresql", "http", "put", 4096, 64))
+    replicated = by.get(("replicated", "http", "put", 4096, 64))
+    if single and replicated and single["per_second"]:
+        print()
+        print(f"4 KB PUTs at 64 players on the replicated cluster (a commit waits for a synchronous standby): "
+              f"**{replicated['per_second'] / single['per_second']:.2f}×** the throughput of one PostgreSQL, "
+              f"p99 {replicated['p99_ms']:.1f} ms beside {single['p99_ms']:.1f} ms.")
     errors = sum(r["errors"] for r in rows)
     print()
     print(f"Every request was checked ({errors} errors in {sum(r['operations'] for r in rows):,} operations). "

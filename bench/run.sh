@@ -15,7 +15,9 @@
 #   bench/run.sh ha [SECONDS]                savekit-server on Patroni + etcd (scripts/cluster.sh): what a 2xx
 #                                            promises through a cancelled standby wait, a replayed write id
 #                                            and a failover (tests/server/test_cluster.sh), then the
-#                                            Jepsen-style failover history for SECONDS (default 600)
+#                                            Jepsen-style failover history for SECONDS (default 600), and
+#                                            4 KB and 256 KB PUTs and the load menu at 64 players on the
+#                                            cluster beside one PostgreSQL (server_load)
 #   bench/run.sh browser-soak                over a gigabyte of slots in Chromium's IndexedDB, opened again
 #   bench/run.sh abi                         a call through the C ABI, C# (Mono) and Python beside C++ (abi_overhead);
 #                                            study A from C# beside C++ (StudyA.cs, study_a_layers)
@@ -160,12 +162,29 @@ if [ "$name" = ha ]; then
   # Three PostgreSQL nodes, three etcd members; the test command runs both with a 60 s history.
   scripts/install-deps.sh
   cmake --preset release >/dev/null
-  cmake --build --preset release --target savekit_server
+  cmake --build --preset release --target savekit_server server_load
   results=bench/results
   mkdir -p "$results"
   work=$(mktemp -d)
   chmod 755 "$work"  # (PostgreSQL runs as postgres, in folders below)
   status=0
+  # Throughput and p99 on the cluster (Patroni's default 20 s lease) beside one PostgreSQL.
+  scripts/cluster.sh start "$work/load" 0 "$PWD/build/release/server/savekit-server" >"$work/load.log" 2>&1 ||
+    { cat "$work/load.log"; exit 1; }
+  db=$(. "$work/load/cluster.env" && echo "$SAVEKIT_CLUSTER_DB")
+  build/release/bench/server_load --backends postgresql,replicated --replicated-db "$db" --players 64 \
+    --seconds 5 | tee "$results/ha_load.jsonl" || status=1
+  scripts/cluster.sh stop "$work/load" >/dev/null
+  {
+    echo "# savekit-server on a replicated PostgreSQL, beside one PostgreSQL"
+    echo
+    echo "Produced by \`bench/run.sh ha\` on $(date -u +%Y-%m-%d): build/release, scripts/cluster.sh (three etcd"
+    echo "members, three PostgreSQL nodes under Patroni, synchronous_mode_strict), the server and its clients on"
+    echo "one machine over 127.0.0.1 — $(nproc) cores shared by all of them. Each case runs for 5 s."
+    echo
+    python3 bench/report.py server "$results/ha_load.jsonl"
+  } >"$results/ha_load.md"
+  echo "wrote $results/ha_load.md"
   bash tests/server/test_cluster.sh "$PWD/build/release/server/savekit-server" "$work/checks" || status=1
   python3 tests/server/cluster_history.py "$PWD/build/release/server/savekit-server" "$work/history" \
     --seconds "${2:-600}" | tee "$results/ha.txt" || status=1

@@ -2,8 +2,11 @@
 // driver in the same run: a real server process on 127.0.0.1 (SQLite, then a PostgreSQL
 // this program starts), 4 KB and 256 KB saves, 1, 8 and 64 players at once (a thread and a
 // keep-alive connection each, every player writing its own slot), PUT only and half GET,
-// half PUT. Each case runs for --seconds (bounded); one JSON line per case on stdout.
-//   server_load [--seconds S] [--players 1,8,64]     (the savekit-server built beside it)
+// half PUT; and GET /v1/slots for players with 100 slots each. Each case runs for --seconds
+// (bounded); one JSON line per case on stdout.
+//   server_load [--seconds S] [--players 1,8,64] [--backends sqlite,postgresql[,replicated]]
+//               [--replicated-db URL]   (the savekit-server built beside it; "replicated": a
+//                                        running cluster, scripts/cluster.sh, by its URL)
 // bench/run.sh server makes the tables (bench/results/server.md).
 #include <algorithm>
 #include <atomic>
@@ -183,6 +186,29 @@ void measure_backend(const char* backend, const std::string& server_db, const st
       report(backend, "direct", "put", bytes, players, seconds, straight);
     }
   }
+  // The load menu: GET /v1/slots of a player with 100 slots (small ones: the list does not
+  // read bytes), each player listing their own.
+  for (int players : player_counts) {
+    const std::string tag = "list-" + std::to_string(players);
+    std::vector<std::string> tokens;
+    std::vector<std::unique_ptr<test_server::http_client>> clients;
+    for (int p = 0; p < players; ++p) {
+      tokens.push_back(*savekit::server::issue_token(*secret, "bench-" + tag + "-" + std::to_string(p), later));
+      clients.push_back(std::make_unique<test_server::http_client>(server->port()));
+      for (int s = 0; s < 100; ++s) {
+        auto r = clients.back()->request("PUT", "/v1/slots/s" + std::to_string(s),
+                                         {{"Authorization", "Bearer " + tokens.back()}, {"If-None-Match", "*"}},
+                                         payload(64, static_cast<std::uint64_t>(s)));
+        if (r.status != 201) fail("could not create a slot: " + std::to_string(r.status) + " " + r.body);
+      }
+    }
+    outcome lists = run_players(players, seconds, [&](int p, std::uint64_t) {
+      auto r = clients[static_cast<std::size_t>(p)]->request(
+          "GET", "/v1/slots", {{"Authorization", "Bearer " + tokens[static_cast<std::size_t>(p)]}});
+      return r.status == 200 && r.body.find("\"s99\"") != std::string::npos;
+    });
+    report(backend, "http", "list-100", 64, players, seconds, lists);
+  }
   if (server->stop() != 0) fail("the server did not stop cleanly: " + server->log());
 }
 
@@ -191,9 +217,13 @@ void measure_backend(const char* backend, const std::string& server_db, const st
 int main(int argc, char** argv) {
   double seconds = 3;
   std::vector<int> players = {1, 8, 64};
+  std::string backends = "sqlite,postgresql";
+  std::string replicated_db;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     if (option == "--seconds") seconds = std::atof(argv[i + 1]);
+    if (option == "--backends") backends = std::string{","} + argv[i + 1] + ",";
+    if (option == "--replicated-db") replicated_db = argv[i + 1];
     if (option == "--players") {
       players.clear();
       for (std::string_view rest = argv[i + 1]; !rest.empty();) {
@@ -203,13 +233,22 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (backends.front() != ',') backends = "," + backends + ",";
+  const auto wanted = [&](const char* name) { return backends.find(std::string{","} + name + ",") != std::string::npos; };
   test_support::temp_dir dir;
-  measure_backend("sqlite", "sqlite:" + (dir.path() / "server.db").string(),
-                  "sqlite:" + (dir.path() / "direct.db").string(), dir.path(), seconds, players);
-  std::string problem;
-  auto pg = test_server::test_postgres::start(problem);
-  if (!pg) fail("PostgreSQL: " + problem);
-  if (!pg->create_database("direct", problem)) fail(problem);
-  measure_backend("postgresql", pg->url(), pg->url("direct"), dir.path(), seconds, players);
+  if (wanted("sqlite"))
+    measure_backend("sqlite", "sqlite:" + (dir.path() / "server.db").string(),
+                    "sqlite:" + (dir.path() / "direct.db").string(), dir.path(), seconds, players);
+  if (wanted("postgresql")) {
+    std::string problem;
+    auto pg = test_server::test_postgres::start(problem);
+    if (!pg) fail("PostgreSQL: " + problem);
+    if (!pg->create_database("direct", problem)) fail(problem);
+    measure_backend("postgresql", pg->url(), pg->url("direct"), dir.path(), seconds, players);
+  }
+  if (wanted("replicated")) {  // (its players' names are this run's: the cluster's database is shared)
+    if (replicated_db.empty()) fail("--backends replicated needs --replicated-db URL (scripts/cluster.sh's)");
+    measure_backend("replicated", replicated_db, replicated_db, dir.path(), seconds, players);
+  }
   return 0;
 }
