@@ -409,8 +409,8 @@ class Nemesis(threading.Thread):
         n = self.node_of(leader)
         if n is None:
             return
-        self.history.fault("kill-primary", leader)
         signal_all(self.cluster.node_processes(n), signal.SIGKILL)
+        self.history.fault("kill-primary", leader)  # (its time: the death, for failover_times)
         wait_until("a new leader", 90, lambda: self.cluster.leader() not in (None, leader))
         self.bring_back(n)
 
@@ -513,8 +513,8 @@ class Nemesis(threading.Thread):
             answer = self.cluster.sql(n, "select count(pg_cancel_backend(pid)) from pg_stat_activity "
                                          "where wait_event = 'SyncRep'")
             cancelled += int(answer) if answer and answer.isdigit() else 0
-        self.history.fault("cancel-waits", f"{cancelled} commits' waits for the standby cancelled on {leader}")
         signal_all(self.cluster.node_processes(n), signal.SIGKILL)
+        self.history.fault("cancel-waits", f"{cancelled} commits' waits for the standby cancelled on {leader}")
         # What the primary sent into the link meanwhile is lost with it: continued, the
         # receivers would read it from their sockets' buffers.
         signal_all(receivers, signal.SIGKILL)
@@ -680,7 +680,7 @@ def failover_times(history):
     for at, kind, _ in history.faults:
         if kind not in ("kill-primary", "isolate-primary"):  # (a SIGTERM'd Patroni stops in its own time)
             continue
-        if kind == "isolate-primary":  # (the primary dies when the isolation ends)
+        if kind == "isolate-primary":  # (the primary dies when the isolation ends, then this is noted)
             at = next((t for t, k, _ in history.faults if k == "cancel-waits" and t >= at), at)
         first = min((op["end"] for op in history.operations
                      if op["status"] in (200, 201, 204) and op["start"] > at), default=None)
