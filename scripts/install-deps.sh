@@ -12,7 +12,7 @@ packages=(
   libcli11-dev                                                         # the command-line programs
   libboost-dev libssl-dev libsqlite3-dev libpq-dev                     # savekit-server: Beast/Asio, TLS, SQLite, libpq
   postgresql-15 curl openssl                                           # ... its tests: a real PostgreSQL, curl over TLS
-  patroni etcd-server etcd-client                                      # ... and a replicated one (scripts/cluster.sh)
+  patroni etcd-server etcd-client procps                               # ... and a replicated one (scripts/cluster.sh)
   libcurl4-openssl-dev                                                 # the cloud sync client (savekit::cloud)
   emscripten nodejs chromium                                     # WebAssembly: build, node, real-browser tests
   dpkg-dev autoconf automake libtool                             # zstd and libsodium for WebAssembly, from Debian's sources
