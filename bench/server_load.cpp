@@ -234,7 +234,9 @@ int main(int argc, char** argv) {
     }
   }
   if (backends.front() != ',') backends = "," + backends + ",";
-  const auto wanted = [&](const char* name) { return backends.find(std::string{","} + name + ",") != std::string::npos; };
+  const auto wanted = [&](const char* name) {
+    return backends.find(std::string{","} + name + ",") != std::string::npos;
+  };
   test_support::temp_dir dir;
   if (wanted("sqlite"))
     measure_backend("sqlite", "sqlite:" + (dir.path() / "server.db").string(),
