@@ -72,8 +72,20 @@ start_patroni() {
   # The shell's pid becomes Patroni's (exec): the pid file names Patroni itself.
   as_postgres sh -c 'echo $$ >"$1/patroni.pid" && exec patroni "$2" >>"$1/patroni.log" 2>&1' sh "$node" "$dir/pg$n.yml" \
     </dev/null >/dev/null 2>&1 &  # (runuser stays, as its parent: it must not hold this script's output)
+  # runuser stops itself when Patroni is stopped (SIGSTOP, a fault test's) and is not
+  # continued with it: stop continues it, or it would never reap Patroni and end.
+  [ "$(id -u)" = 0 ] && echo "runuser$n $!" >>"$dir/pids"
   wait_for "pg$n's Patroni to start" 20 test -s "$node/patroni.pid"
   echo "patroni$n $(cat "$node/patroni.pid")" >>"$dir/pids"
+}
+
+# pgN's postmaster, if its pid file names a process that is that PostgreSQL (a file left by
+# a killed one may name a pid reused since).
+postmaster_of() {
+  local pm
+  pm=$(head -1 "$dir/pg$1/data/postmaster.pid" 2>/dev/null) || return 1
+  [[ "$(tr '\0' ' ' <"/proc/$pm/cmdline" 2>/dev/null)" == *"-D $dir/pg$1/data"* ]] || return 1
+  echo "$pm"
 }
 
 # Whether pid is still the process of that kind this script started (a pid is reused once
@@ -82,9 +94,10 @@ is_ours() {
   local cmdline
   cmdline=$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null) || return 1
   case "$2" in
-    etcd*) [[ "$cmdline" == *"etcd --name"* ]] ;;
-    patroni*) [[ "$cmdline" == *patroni* ]] ;;
-    server*) [[ "$cmdline" == *serve* ]] ;;
+    etcd*) [[ "$cmdline" == *"--data-dir $dir/etcd"* ]] ;;
+    patroni*) [[ "$cmdline" == *"patroni $dir/pg"* ]] ;;
+    server*) [[ "$cmdline" == *"--port-file $dir/server"* ]] ;;
+    runuser*) [[ "$cmdline" == *"runuser -u postgres"*"$dir/pg"* ]] ;;
     *) return 1 ;;
   esac
 }
@@ -217,14 +230,18 @@ status() {
 }
 
 stop() {
+  dir=$(cd "$dir" 2>/dev/null && pwd) || { echo "cluster.sh: no cluster in $dir" >&2; return 0; }
   [ -f "$dir/pids" ] || { echo "cluster.sh: no cluster in $dir" >&2; return 0; }
   # A process stopped with SIGSTOP (a fault test's) never ends: every PostgreSQL of the
   # cluster is continued first.
   for n in 1 2 3; do
     local pm
-    pm=$(head -1 "$dir/pg$n/data/postmaster.pid" 2>/dev/null) || continue
+    pm=$(postmaster_of "$n") || continue
     kill -CONT "$pm" $(pgrep -P "$pm" 2>/dev/null) 2>/dev/null || true
   done
+  while read -r name pid; do
+    case "$name" in runuser*) is_ours "$pid" "$name" && kill -CONT "$pid" 2>/dev/null || true ;; esac
+  done <"$dir/pids"
   # Servers first, then Patroni (which stops its PostgreSQL), then etcd; each by its pid.
   for group in server patroni etcd; do
     local pids=()
@@ -238,7 +255,7 @@ stop() {
   done
   # A PostgreSQL whose Patroni was killed outright is left running: stopped here, by its data folder.
   for n in 1 2 3; do
-    if [ -f "$dir/pg$n/data/postmaster.pid" ]; then
+    if postmaster_of "$n" >/dev/null; then
       as_postgres "$pg_bin/pg_ctl" -D "$dir/pg$n/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
     fi
   done
@@ -249,14 +266,16 @@ stop() {
 case "$command" in
   start)
     [ -e "$dir/pids" ] && { echo "cluster.sh: $dir holds a cluster already (stop it first)" >&2; exit 1; }
-    # A start that fails stops what it started: nothing is left running.
-    if ! (start "$@"); then
+    # A start that fails stops what it started: nothing is left running. (It runs as a
+    # process of its own: in an `if` or `||`, a function or subshell runs without set -e.)
+    if ! "$0" start-here "$dir" "${@:3}"; then
       [ -f "$dir/pids" ] && stop >&2
       exit 1
     fi
     ;;
   stop) stop ;;
   status) status ;;
+  start-here) start "$@" ;;
   start-node)
     [ -f "$dir/pids" ] && [ -f "$dir/pg${3:-}.yml" ] || { echo "cluster.sh: no node pg${3:-} in $dir" >&2; exit 1; }
     dir=$(cd "$dir" && pwd)

@@ -296,7 +296,7 @@ std::optional<api_response> api::answer_before_body(const admission& a, const ap
       const bool same_size = !body_bytes || static_cast<std::int64_t>(*body_bytes) == made.made.bytes;
       if (!made.made.deleted && same_condition && same_size && compact_meta(made.made.meta) == a.meta_compact)
         return std::nullopt;
-      if (auto durable = store_.make_durable(); !durable) return finish(from_store(durable.failure()));
+      if (auto durable = store_.make_durable(a.player); !durable) return finish(from_store(durable.failure()));
       return finish(write_id_reused(*r.write_id, made.made));
     }
   }
@@ -307,7 +307,7 @@ std::optional<api_response> api::answer_before_body(const admission& a, const ap
   const bool holds = expected ? slot && !slot->deleted && slot->version == *expected : !slot || slot->deleted;
   if (holds) return std::nullopt;  // the write decides (it checks again, in its transaction)
   // (What a 412 names is durable first: transactions::durable_answer says why.)
-  if (auto durable = store_.make_durable(); !durable) return finish(from_store(durable.failure()));
+  if (auto durable = store_.make_durable(a.player); !durable) return finish(from_store(durable.failure()));
   return finish(precondition_failed(a.at.name, slot, expected));
 }
 
@@ -534,6 +534,7 @@ api_response api::delete_slot(const admission& a, const api_request& r) {
   q.write_id = r.write_id ? std::string_view{*r.write_id} : std::string_view{};
   q.expected_version = *a.condition->version;
   q.saved_at_us = unix_micros(now());
+  q.drop_versions = limits_.max_player_bytes != 0;
   q.forget_writes_before_us = forget_writes_before(q.saved_at_us);
   q.keep_write_ids = limits_.write_ids_per_slot;
   auto removed = store_.remove(q);

@@ -128,9 +128,10 @@ class connection {
   // The node this connection reached, "host:port" (of a multi-host string, the one it took).
   std::string node() const {
     if (!conn_) return {};
-    const char* host = PQhost(conn_);
+    const std::string host = PQhost(conn_) ? PQhost(conn_) : "";
     const char* port = PQport(conn_);
-    return std::string{host ? host : ""} + ":" + (port ? port : "");
+    // An IPv6 address in brackets, as in a URL; a Unix socket is its folder.
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + (port ? port : "");
   }
 
   // Connected, with the statements prepared (once the schema is there: prepare = false
@@ -333,9 +334,15 @@ class pg_session final : public sql_session {
   // A transaction that writes (a row rewritten as it is: WAL, and a commit record after every
   // earlier commit's) waits at COMMIT for a synchronous standby to have all of them. (One that
   // only takes a transaction id writes no WAL before its commit record, and does not wait.)
-  bool make_durable() override {
-    return c_.simple("BEGIN", p_) && c_.simple("UPDATE savekit_schema SET version = version WHERE id = 1", p_) &&
-           c_.commit(p_);
+  // The row is the player's: a player with no row has no version to name, and then the
+  // schema's row is rewritten instead.
+  bool make_durable(std::string_view player) override {
+    if (!c_.simple("BEGIN", p_)) return false;
+    std::optional<pg_result> touched = c_.run(sql::lock_player_id, {player}, p_);
+    if (!touched) return false;
+    if (touched->rows() == 0 && !c_.simple("UPDATE savekit_schema SET version = version WHERE id = 1", p_))
+      return false;
+    return c_.commit(p_);
   }
   bool rollback() override { return c_.simple("ROLLBACK", p_); }
 
@@ -417,9 +424,9 @@ class postgres_store final : public slot_store {
     });
   }
 
-  store_result<bool> make_durable() override {
+  store_result<bool> make_durable(std::string_view player) override {
     return with_session([&](pg_session& db) -> std::optional<bool> {
-      if (!db.make_durable()) return std::nullopt;
+      if (!db.make_durable(player)) return std::nullopt;
       return true;
     });
   }

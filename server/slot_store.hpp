@@ -69,6 +69,7 @@ struct remove_request {
   std::string_view player, name, write_id;
   std::int64_t expected_version = 0;
   std::int64_t saved_at_us = 0;
+  bool drop_versions = false;  // with a quota: the deletion frees the slot's kept versions
   std::int64_t forget_writes_before_us = 0;
   std::uint32_t keep_write_ids = 1000;
 };
@@ -133,7 +134,10 @@ class slot_store {
   virtual store_result<std::string> ping() = 0;
   // Returns once everything the database has committed is as durable as a write's commit
   // (sql_session::make_durable): before an answer names a version read outside a write.
-  virtual store_result<bool> make_durable() { return true; }
+  virtual store_result<bool> make_durable(std::string_view player) {
+    (void)player;
+    return true;
+  }
   virtual pool_stats stats() const = 0;
   virtual std::string_view driver() const = 0;  // "sqlite" or "postgresql"
 

@@ -49,11 +49,11 @@ std::optional<std::optional<write_outcome>> answered_before(sql_session& db, std
 // client then build on a version that never was (or, with If-Match, overwrite another one
 // of the same number). Called outside a
 // transaction, after the read.
-std::optional<write_outcome> durable_answer(sql_session& db, write_outcome answer) {
+std::optional<write_outcome> durable_answer(sql_session& db, std::string_view player, write_outcome answer) {
   const bool names_what_others_wrote = answer.kind == write_outcome::repeated ||
                                        answer.kind == write_outcome::write_id_reused ||
                                        answer.kind == write_outcome::version_moved;
-  if (names_what_others_wrote && !db.make_durable()) return std::nullopt;
+  if (names_what_others_wrote && !db.make_durable(player)) return std::nullopt;
   return answer;
 }
 
@@ -63,10 +63,10 @@ std::optional<write_outcome> moved_or_repeated(sql_session& db, std::string_view
                                                std::string_view write_id, std::string_view digest) {
   std::optional<std::optional<write_outcome>> earlier = answered_before(db, player, name, write_id, digest);
   if (!earlier) return std::nullopt;
-  if (*earlier) return durable_answer(db, std::move(**earlier));
+  if (*earlier) return durable_answer(db, player, std::move(**earlier));
   std::optional<std::optional<slot_entry>> now = info(db, player, name);
   if (!now) return std::nullopt;
-  return durable_answer(db, write_outcome{write_outcome::version_moved, std::move(*now)});
+  return durable_answer(db, player, write_outcome{write_outcome::version_moved, std::move(*now)});
 }
 
 // Keeps what a write id made (if the write has one), and forgets the slot's old ones.
@@ -132,7 +132,7 @@ std::optional<write_outcome> put(sql_session& db, const put_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return durable_answer(db, std::move(**earlier));
+    return durable_answer(db, r.player, std::move(**earlier));
   }
   const auto size = static_cast<std::int64_t>(r.body.size());
   std::optional<std::int64_t> version;
@@ -188,7 +188,7 @@ std::optional<write_outcome> remove(sql_session& db, const remove_request& r) {
   if (!earlier) return std::nullopt;
   if (*earlier) {
     if (!db.rollback()) return std::nullopt;
-    return durable_answer(db, std::move(**earlier));
+    return durable_answer(db, r.player, std::move(**earlier));
   }
   std::optional<std::int64_t> version;
   if (!db.run("delete", sql::remove_id, {r.player, r.name, r.expected_version, r.saved_at_us, r.write_id},
@@ -200,6 +200,7 @@ std::optional<write_outcome> remove(sql_session& db, const remove_request& r) {
   }
   slot_entry e{std::string{r.name}, *version, 0, r.saved_at_us, "{}", std::string{r.write_id}, true};
   if (!db.run("count the slot", sql::uncount_slot_id, {r.player}) ||
+      (r.drop_versions && !db.run("free the slot's versions", sql::drop_versions_id, {r.player, r.name})) ||
       !remember_write(db, r.player, r.write_id, e, digest, false, r.forget_writes_before_us, r.keep_write_ids) ||
       !db.commit())
     return std::nullopt;

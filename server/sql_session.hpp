@@ -55,7 +55,12 @@ class sql_session {
   // before a synchronous standby confirms: a write whose first answer was lost may be there
   // and on no standby yet, and its replay must not be answered 2xx until it is. SQLite, and
   // one PostgreSQL, have nothing to wait for.
-  virtual bool make_durable() { return true; }
+  // The small write is one of the player's own (their `players` row rewritten as it is), so
+  // that these waits queue per player, not on one row for everyone.
+  virtual bool make_durable(std::string_view player) {
+    (void)player;
+    return true;
+  }
 
  protected:
   ~sql_session() = default;

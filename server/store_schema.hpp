@@ -84,10 +84,16 @@ inline constexpr const char* remove =
 // The bytes a player keeps: every kept version of their live slots (a deleted slot's kept
 // versions stay for restore, and count again if it is created anew). Only with a quota,
 // after lock_player: the player's row lock orders the counts of two writes to two of their
-// slots, so that each sees the other's bytes (PostgreSQL's READ COMMITTED counts anew).
-inline constexpr const char* lock_player = "UPDATE players SET slots = slots WHERE player = ?1";
+// slots, so that each sees the other's bytes (PostgreSQL's READ COMMITTED counts anew). The
+// body's length, not the `bytes` column after it: SQLite reads a blob's length from the
+// record's header, but would walk the blob's overflow pages to reach a column stored after
+// it; PostgreSQL reads a TOASTed value's length from its pointer.
+inline constexpr const char* lock_player = "UPDATE players SET slots = slots WHERE player = ?1 RETURNING slots";
+// With a quota, a deletion frees its slot's bytes: its kept versions go.
+inline constexpr const char* drop_versions = "DELETE FROM slot_versions WHERE player = ?1 AND name = ?2";
 inline constexpr const char* player_bytes =
-    "SELECT CAST(COALESCE(SUM(v.bytes), 0) AS BIGINT) FROM slot_versions v JOIN slots s ON s.player = v.player AND "
+    "SELECT CAST(COALESCE(SUM(length(v.body)), 0) AS BIGINT) FROM slot_versions v JOIN slots s ON s.player = v.player "
+    "AND "
     "s.name = v.name "
     "WHERE v.player = ?1 AND s.player = ?1 AND s.deleted = 0";
 
@@ -113,6 +119,7 @@ enum statement_id {
   list_all_id,
   lock_player_id,
   player_bytes_id,
+  drop_versions_id,
   statement_count
 };
 inline constexpr const char* statement_text[statement_count] = {list,
@@ -134,7 +141,8 @@ inline constexpr const char* statement_text[statement_count] = {list,
                                                                 prune_many_writes,
                                                                 list_all,
                                                                 lock_player,
-                                                                player_bytes};
+                                                                player_bytes,
+                                                                drop_versions};
 
 // Schema 2: write ids in a table of their own (see find_write), filled from the versions
 // and deletions schema 1 kept. (A deletion's digest is "delete:N", N the version it

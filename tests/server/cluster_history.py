@@ -182,6 +182,14 @@ def process_is(pid, mark):
         return False
 
 
+def parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def children(pid):
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
@@ -441,10 +449,12 @@ class Nemesis(threading.Thread):
 
     def freeze(self, pids, seconds, what, leader):
         self.history.fault(what, f"{leader} for {seconds} s")
-        self.paused = pids
+        # Patroni's parent, runuser, stops itself when Patroni stops, and is not continued
+        # with it: it is continued here too, or it would never reap Patroni.
+        self.paused = pids + [p for p in map(parent_of, pids) if p and process_is(p, "runuser -u postgres")]
         signal_all(pids, signal.SIGSTOP)
         time.sleep(seconds)
-        signal_all(pids, signal.SIGCONT)
+        signal_all(self.paused, signal.SIGCONT)
         self.paused = []
 
     def restart_patroni(self):
@@ -598,6 +608,7 @@ def check(history, state):
     acked_ids = {}  # write id -> versions acknowledged for it
     counts = {"acknowledged": 0, "superseded beyond the kept versions": 0, "412": 0, "unknown outcome": 0,
               "replays answered 2xx": 0, "lost": 0}
+    made_by = {w: v for s in state.values() for v, (w, _) in s["kept"].items()}  # write id -> version it made
     for op in history.operations:
         key = (op["player"], op["slot"])
         slot = state.get(key, {"current": (0, True, None), "kept": {}})
@@ -616,7 +627,7 @@ def check(history, state):
             v = op["version"]
             acked_versions.setdefault((*key, v), set()).add(op["write_id"])
             acked_ids.setdefault(op["write_id"], set()).add(v)
-            if op["kind"] == "replace" and v != op["expected"] + 1:
+            if op["kind"] in ("replace", "delete") and v != op["expected"] + 1:
                 anomalies.append(f"{where}: If-Match {op['expected']} acknowledged as version {v}")
             if v > current[0]:
                 anomalies.append(f"{where}: acknowledged version {v}, the slot is at {current[0]}")
@@ -639,6 +650,10 @@ def check(history, state):
                 counts["superseded beyond the kept versions"] += 1
         elif status == 412:
             counts["412"] += 1
+            # A write that was applied is answered as the first time when it is sent again
+            # (its write id is remembered), never refused.
+            if op["write_id"] in made_by:
+                anomalies.append(f"{where}: 412, yet the write made version {made_by[op['write_id']]}")
             named = op["named"]
             if named:
                 v = named["version"]
@@ -727,14 +742,17 @@ def main():
         signal_all(nemesis.paused, signal.SIGCONT)
         log("heal: waiting for the cluster to be whole")
         healed = wait_until("the heal", 180, cluster.whole)
+        running = [c.number for c in clients if c.is_alive()]
         settle_deadline = time.monotonic() + 120
-        settled = all(c.settle(settle_deadline) for c in clients)
+        settled = all(c.settle(settle_deadline) for c in clients if not c.is_alive())
         stop_watch.set()
         watch.join(5)
         state = final_state(cluster.servers[0], tokens)
         counts, anomalies = check(history, state)
         if not healed:
             anomalies.append("the cluster did not heal within 180 s")
+        if running:
+            anomalies.append(f"clients {running} were still waiting for an answer long after the end")
         if not settled:
             anomalies.append("writes of unknown outcome were still unanswered 120 s after the heal")
         anomalies += nemesis.problems

@@ -410,10 +410,11 @@ TEST_P(ServerApi, APlayersQuotaCountsTheVersionsKeptOfTheirLiveSlots) {
   EXPECT_EQ(c.request("PUT", "/v1/slots/b", with(me, replacing(1)), std::string(1000, 't')).status, 200);
   // A save larger than the whole quota could never fit: 413, as for --max-save-bytes.
   EXPECT_EQ(c.request("PUT", "/v1/slots/d", with(me, create_only), std::string(10001, 'x')).status, 413);
-  // A deleted slot's versions stay for restore, but no longer count.
+  // With a quota, a deletion frees its slot's bytes: its versions are not kept (kept and
+  // not counted, a player could fill the disk by creating and deleting slots).
   ASSERT_EQ(c.request("DELETE", "/v1/slots/a", with(me, replacing(1))).status, 204);
   EXPECT_EQ(c.request("PUT", "/v1/slots/c", with(me, create_only), save).status, 201);
-  EXPECT_EQ(c.request("GET", "/v1/slots/a/versions/1", me).status, 200);
+  EXPECT_EQ(c.request("GET", "/v1/slots/a/versions/1", me).status, 404);
   // Another player's saves are theirs.
   const auto other = auth(unique_player());
   EXPECT_EQ(c.request("PUT", "/v1/slots/a", with(other, create_only), save).status, 201);
