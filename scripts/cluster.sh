@@ -167,6 +167,8 @@ bootstrap:
         wal_log_hints: "on"
         max_connections: 200
         synchronous_commit: "on"
+        commit_delay: 1000
+        commit_siblings: 5
   initdb:
     - encoding: UTF8
     - data-checksums

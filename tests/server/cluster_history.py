@@ -44,6 +44,8 @@ PLAYERS = ["p1", "p2", "p3", "p4"]
 SLOTS_PER_PLAYER = 16
 KEEP_VERSIONS = 1000
 DB_TIMEOUT_S = 5
+# Patroni's leader lease: shorter than cluster.sh's 20 s, so that a run sees more failovers.
+LEASE_S = int(os.environ.get("SAVEKIT_CLUSTER_TTL", "10"))
 
 
 def log(*parts):
@@ -61,7 +63,7 @@ class Cluster:
 
     def start(self, servers):
         env = dict(os.environ)
-        env["SAVEKIT_CLUSTER_TTL"] = env.get("SAVEKIT_CLUSTER_TTL", "10")
+        env["SAVEKIT_CLUSTER_TTL"] = str(LEASE_S)
         env["SAVEKIT_CLUSTER_SERVER_ARGS"] = (
             f"--keep-versions {KEEP_VERSIONS} --db-timeout {DB_TIMEOUT_S} --rate 100000 --burst 100000"
         )
@@ -712,6 +714,8 @@ def main():
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--faults", default=",".join(Nemesis.FAULTS))
+    parser.add_argument("--times", metavar="FILE",
+                        help="append each failover's time as a JSON line (bench/report.py failover)")
     args = parser.parse_args()
     faults = args.faults.split(",")
     unknown_faults = set(faults) - set(Nemesis.FAULTS) - set(Nemesis.UNSAFE_FAULTS)
@@ -769,6 +773,9 @@ def main():
               f"(leaders: {' '.join(name for _, name in history.leaders)})")
         for kind, seconds in failover_times(history):
             print(f"{kind}: {seconds:.1f} s from the fault to the first write acknowledged after it")
+            if args.times:
+                with open(args.times, "a") as out:
+                    out.write(json.dumps({"fault": kind, "lease_s": LEASE_S, "seconds": round(seconds, 2)}) + "\n")
         print(f"slots checked: {len(state)}, versions kept: {sum(len(s['kept']) for s in state.values())}")
         for a in anomalies[:40]:
             print("ANOMALY", a)
