@@ -7,6 +7,7 @@
 #   bench/run.sh store  [benchmark flags]    the store: per key vs object, commits, opens (store_bench)
 #   bench/run.sh slots  [benchmark flags]    slots: list() against payload size, write vs write_async (slots_bench)
 #   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
+#   bench/run.sh e2e    [benchmark flags]    prefs set/save and slots write/list beside their floors (e2e_bench)
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
 #   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
@@ -17,7 +18,8 @@
 #                                            and a failover (tests/server/test_cluster.sh), then the
 #                                            Jepsen-style failover history for SECONDS (default 600), and
 #                                            4 KB and 256 KB PUTs and the load menu at 64 players on the
-#                                            cluster beside one PostgreSQL (server_load)
+#                                            cluster beside one PostgreSQL (server_load), and the time
+#                                            from a primary's death to the next acknowledged write
 #   bench/run.sh browser-soak                over a gigabyte of slots in Chromium's IndexedDB, opened again
 #   bench/run.sh abi                         a call through the C ABI, C# (Mono) and Python beside C++ (abi_overhead);
 #                                            study A from C# beside C++ (StudyA.cs, study_a_layers)
@@ -186,9 +188,24 @@ if [ "$name" = ha ]; then
   } >"$results/ha_load.md"
   echo "wrote $results/ha_load.md"
   bash tests/server/test_cluster.sh "$PWD/build/release/server/savekit-server" "$work/checks" || status=1
+  # Failover times: SIGKILLed primaries on cluster.sh's own 20 s lease, then every fault on the
+  # history's 10 s lease.
+  : >"$results/ha_failover.jsonl"
+  SAVEKIT_CLUSTER_TTL=20 python3 tests/server/cluster_history.py "$PWD/build/release/server/savekit-server" \
+    "$work/failover" --faults kill-primary --seconds 240 --times "$results/ha_failover.jsonl" || status=1
   python3 tests/server/cluster_history.py "$PWD/build/release/server/savekit-server" "$work/history" \
-    --seconds "${2:-600}" | tee "$results/ha.txt" || status=1
+    --seconds "${2:-600}" --times "$results/ha_failover.jsonl" | tee "$results/ha.txt" || status=1
   echo "wrote $results/ha.txt"
+  {
+    echo "# savekit-server's failovers: from the primary's death to the first acknowledged write"
+    echo
+    echo "Produced by \`bench/run.sh ha\` on $(date -u +%Y-%m-%d) (tests/server/cluster_history.py --times): eight"
+    echo "clients writing through two servers; a write sent after the death, acknowledged by the new primary."
+    echo "\`isolate-primary\` counts from the primary's kill, after its replication link was cut."
+    echo
+    python3 bench/report.py failover "$results/ha_failover.jsonl"
+  } >"$results/ha_failover.md"
+  echo "wrote $results/ha_failover.md"
   exit $status
 fi
 if [ "$name" = server ]; then
@@ -218,8 +235,9 @@ case "$name" in
   codecs) program=codec_bench title="Codec benchmark" ;;
   store) program=store_bench title="Store benchmark" ;;
   slots) program=slots_bench title="Slots benchmark" ;;
+  e2e) program=e2e_bench title="From the game's call to durable: each step beside its floor" ;;
   seal) program=seal_bench title="Sealed saves benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots|seal|seal-wasm|wasm-gap|server [benchmark flags]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|e2e|seal|seal-wasm|wasm-gap|server [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh

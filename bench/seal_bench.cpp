@@ -5,7 +5,9 @@
 //    them) and a ~10 MB world;
 //  - sealing: seal and unseal of 100 B, 10 KB and 1 MB with a MAC, with AEAD, and with
 //    zstd + AEAD, beside libsodium's own XChaCha20-Poly1305 and keyed BLAKE2b on the same
-//    bytes (the floor: savekit must add no copies).
+//    bytes (the floor: savekit must add no copies) and on the bytes a seal's tag covers
+//    (the header and the context too: the format's own work, docs/sealed-format.md); a
+//    seal into a reused string (seal_into) beside a seal that returns a new one.
 #include <benchmark/benchmark.h>
 #include <lz4.h>
 #include <sodium.h>
@@ -181,13 +183,28 @@ BENCHMARK(BM_Decompress)->Apply(codec_args)->Name("decompress");
 
 // ---- sealing ----
 
-enum seal_way : int { mac, aead, zstd_aead, raw_aead, raw_mac, zstd_dictionary_mac };
+enum seal_way : int {
+  mac,
+  aead,
+  zstd_aead,
+  raw_aead,
+  raw_mac,
+  zstd_dictionary_mac,
+  mac_into,
+  aead_into,
+  raw_aead_covered,
+  raw_mac_covered
+};
 const char* const seal_names[] = {"seal: MAC",
                                   "seal: AEAD",
                                   "seal: zstd 3 + AEAD",
                                   "libsodium AEAD alone",
                                   "libsodium keyed BLAKE2b alone",
-                                  "seal: zstd 3 with a dictionary + MAC"};
+                                  "seal: zstd 3 with a dictionary + MAC",
+                                  "seal_into: MAC",
+                                  "seal_into: AEAD",
+                                  "libsodium AEAD, header and context as associated data",
+                                  "libsodium keyed BLAKE2b over header, context and body"};
 
 const savekit::keyring& keys() {
   static const savekit::keyring ring = [] {
@@ -199,12 +216,21 @@ const savekit::keyring& keys() {
 }
 const savekit::seal_context where{.name = "slot1", .schema_version = 3, .player = "player-42"};
 
+// The bytes a seal's tag covers before the body (docs/sealed-format.md): the 24-byte header,
+// the nonce with AEAD, and the context — its label, then name, schema version, player and
+// binding, each string after its 4-byte length.
+std::size_t covered_before_body(const savekit::seal_context& c, bool with_nonce) {
+  const std::size_t context = std::string_view{"savekit sealed save v1"}.size() + 4 + c.name.size() + 4 + 4 +
+                              c.player.size() + 4 + c.binding.size();
+  return savekit::sealed_header_bytes + (with_nonce ? savekit::sealed_nonce_bytes : 0) + context;
+}
+
 savekit::seal_options options_of(seal_way way) {
   savekit::seal_options o;
   o.compression = way == zstd_aead || way == zstd_dictionary_mac ? savekit::seal_compression::zstd
                                                                  : savekit::seal_compression::none;
-  o.protection =
-      way == mac || way == zstd_dictionary_mac ? savekit::seal_protection::mac : savekit::seal_protection::aead;
+  o.protection = way == mac || way == mac_into || way == zstd_dictionary_mac ? savekit::seal_protection::mac
+                                                                             : savekit::seal_protection::aead;
   if (way == zstd_dictionary_mac) o.dictionary = &dictionary();
   return o;
 }
@@ -217,18 +243,29 @@ void BM_Seal(benchmark::State& state) {
   std::string out(plain.size() + 64, '\0');
   const unsigned char* key = keys().current()->bytes().data();
   unsigned char nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES] = {};
+  // The covered floors: associated data of the length a seal's, or one buffer of all it hashes.
+  const std::string associated(covered_before_body(where, true), 'h');
+  const std::string hashed = std::string(covered_before_body(where, false), 'h') + plain;
+  const auto* aad = way == raw_aead_covered ? reinterpret_cast<const unsigned char*>(associated.data()) : nullptr;
+  const std::size_t aad_bytes = way == raw_aead_covered ? associated.size() : 0;
+  const std::string& mac_input = way == raw_mac_covered ? hashed : plain;
+  std::string reused;
   for (auto _ : state) {
-    if (way == raw_aead) {
+    if (way == raw_aead || way == raw_aead_covered) {
       unsigned long long n = 0;
       randombytes_buf(nonce, sizeof nonce);  // as a seal does
       crypto_aead_xchacha20poly1305_ietf_encrypt(reinterpret_cast<unsigned char*>(out.data()), &n,
                                                  reinterpret_cast<const unsigned char*>(plain.data()), plain.size(),
-                                                 nullptr, 0, nullptr, nonce, key);
+                                                 aad, aad_bytes, nullptr, nonce, key);
       benchmark::DoNotOptimize(n);
-    } else if (way == raw_mac) {
+    } else if (way == raw_mac || way == raw_mac_covered) {
       crypto_generichash(reinterpret_cast<unsigned char*>(out.data()), 32,
-                         reinterpret_cast<const unsigned char*>(plain.data()), plain.size(), key, 32);
+                         reinterpret_cast<const unsigned char*>(mac_input.data()), mac_input.size(), key, 32);
       benchmark::DoNotOptimize(out.data());
+    } else if (way == mac_into || way == aead_into) {
+      if (auto sealed = savekit::seal_into(reused, plain, options_of(way), where, &keys()); !sealed)
+        fail(sealed.error().to_string());
+      benchmark::DoNotOptimize(reused.data());
     } else {
       auto sealed = savekit::seal(plain, options_of(way), where, &keys());
       if (!sealed) fail(sealed.error().to_string());
@@ -258,7 +295,7 @@ void BM_Unseal(benchmark::State& state) {
 
 void seal_args(benchmark::internal::Benchmark* b) {
   for (std::int64_t bytes : {100, 1024, 10 * 1024, 1024 * 1024})
-    for (int way = mac; way <= zstd_dictionary_mac; ++way) b->Args({way, bytes});
+    for (int way = mac; way <= raw_mac_covered; ++way) b->Args({way, bytes});
 }
 void unseal_args(benchmark::internal::Benchmark* b) {
   for (std::int64_t bytes : {100, 1024, 10 * 1024, 1024 * 1024})

@@ -13,19 +13,15 @@
 #include <filesystem>
 #include <string>
 
-#include "bench_objects.hpp"
+#include "slot_saves.hpp"
 
 namespace {
 
+using bench::menu_meta;
+using bench::save_of_about;
 using bench::SaveGame;
 
-std::filesystem::path bench_dir(const std::string& name) {
-  const char* configured = std::getenv("SAVEKIT_BENCH_DIR");
-  std::filesystem::path dir = std::filesystem::path(configured ? configured : ".") / "slots-bench" / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path bench_dir(const std::string& name) { return bench::fresh_folder("slots-bench", name); }
 
 [[noreturn]] void fail(const savekit::error& e) {
   std::fprintf(stderr, "slots_bench: %s\n", e.to_string().c_str());
@@ -36,23 +32,6 @@ savekit::slots open_slots(const std::filesystem::path& dir) {
   auto s = savekit::slots::open(dir.string());
   if (!s) fail(s.error());
   return std::move(*s);
-}
-
-// A SaveGame whose MessagePack map form takes about `bytes` bytes (items of ~23 bytes).
-SaveGame save_of_about(std::size_t bytes) {
-  SaveGame save{"Speed Run", 10000, {}};
-  std::size_t items = bytes / 23;
-  save.Inventory.reserve(items);
-  for (std::size_t i = 0; i < items; ++i)
-    save.Inventory.push_back({static_cast<int>(i * 7 + 100), static_cast<int>(i % 99 + 1)});
-  return save;
-}
-
-savekit::slot_meta menu_meta(int i) {
-  savekit::slot_meta meta{
-      .title = "Chapter " + std::to_string(i), .playtime = std::chrono::seconds{i * 60}, .progress = i / 100.0};
-  meta.user = {{"level", std::to_string(i)}};
-  return meta;
 }
 
 void BM_List(benchmark::State& state) {

@@ -88,8 +88,9 @@ status check_context(const seal_context& context) {
     return error{errc::invalid_value, 0, "a seal context's name, player and binding are at most 4 GiB each"};
   return {};
 }
-std::string encode_context(const seal_context& context) {
-  std::string out{context_label};
+// Appends the context as the seal covers it, after the header and nonce.
+void append_context(std::string& out, const seal_context& context) {
+  out.append(context_label);
   detail::put_u32(out, static_cast<std::uint32_t>(context.name.size()));
   out.append(context.name);
   detail::put_u32(out, context.schema_version);
@@ -99,28 +100,36 @@ std::string encode_context(const seal_context& context) {
   // alike and no context is a prefix of another (the digest and MAC take the body after it).
   detail::put_u32(out, static_cast<std::uint32_t>(context.binding.size()));
   out.append(context.binding);
-  return out;
 }
 
-// Each protection uses its own subkey, derived from the key: one key never serves two
-// algorithms. (Wiped on destruction.)
-struct subkey {
-  std::array<unsigned char, seal_key_bytes> bytes{};
-  subkey(const seal_key& key, seal_protection protection) {
-    crypto_kdf_derive_from_key(bytes.data(), bytes.size(), static_cast<std::uint64_t>(protection), "SKsealv1",
-                               key.bytes().data());
-  }
-  ~subkey() { sodium_memzero(bytes.data(), bytes.size()); }
-  subkey(const subkey&) = delete;
-  subkey& operator=(const subkey&) = delete;
+// Per-thread buffers a seal or unseal reuses, so that small saves allocate nothing: what the
+// tag covers before the body (header, nonce, context), and a body decrypted before it
+// inflates. A buffer grown past 1 MiB by a large save is given back after it.
+struct scratch {
+  std::string covered;
+  std::string opened;
 };
+scratch& thread_scratch() {
+  thread_local scratch buffers;
+  return buffers;
+}
+void trim(std::string& buffer) {
+  if (buffer.capacity() > (std::size_t{1} << 20)) std::string{}.swap(buffer);
+}
 
-// BLAKE2b-256 over header (with nonce), context and body: keyed for mac, plain for none.
-void digest(const unsigned char* key, std::string_view head, std::string_view context, std::string_view body,
+// Whether a view points into a string's buffer (a caller's out given as its own input).
+bool inside(std::string_view view, const std::string& buffer) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(view.data());
+  return !view.empty() && at >= begin && at < begin + buffer.capacity() + 1;
+}
+
+// BLAKE2b-256 over header (with nonce) and context, then the body: keyed for mac, plain for none.
+void digest(const unsigned char* key, std::string_view covered, std::string_view body,
             unsigned char out[sealed_tag_bytes_digest]) {
   crypto_generichash_state state;
   crypto_generichash_init(&state, key, key ? seal_key_bytes : 0, sealed_tag_bytes_digest);
-  for (std::string_view part : {head, context, body})
+  for (std::string_view part : {covered, body})
     crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(part.data()), part.size());
   crypto_generichash_final(&state, out, sealed_tag_bytes_digest);
 }
@@ -137,7 +146,7 @@ ZSTD_DCtx* decompressor() {
 // The body: exactly one zstd frame (no skippable frame, nothing after it) that holds its
 // content size, which must be the declared one; inflated into a buffer grown as output
 // arrives, so that a small frame claiming a large size allocates no more than it yields.
-result<std::string> inflate(std::string_view body, std::uint64_t declared, const zstd_dictionary* dictionary) {
+status inflate(std::string& out, std::string_view body, std::uint64_t declared, const zstd_dictionary* dictionary) {
   if (body.size() < 4 || detail::get_u32(body.data()) != ZSTD_MAGICNUMBER)
     return tampered("the body is not a zstd frame");
   const std::size_t frame = ZSTD_findFrameCompressedSize(body.data(), body.size());
@@ -155,7 +164,7 @@ result<std::string> inflate(std::string_view body, std::uint64_t declared, const
       return error{errc::io_error, 12, "zstd could not prepare the dictionary"};
   }
   const auto size = static_cast<std::size_t>(declared);
-  std::string out(std::min(size, std::max<std::size_t>(body.size() * 8, 64 * 1024)), '\0');
+  out.assign(std::min(size, std::max<std::size_t>(body.size() * 8, 64 * 1024)), '\0');
   ZSTD_inBuffer in{body.data(), body.size(), 0};
   std::size_t produced = 0;
   for (;;) {
@@ -176,7 +185,7 @@ result<std::string> inflate(std::string_view body, std::uint64_t declared, const
   }
   if (produced != size) return tampered("the compressed body does not inflate to its declared size");
   out.resize(produced);
-  return out;
+  return {};
 }
 
 std::size_t nonce_bytes(seal_protection p) { return p == seal_protection::aead ? sealed_nonce_bytes : 0; }
@@ -193,6 +202,7 @@ result<seal_key> seal_key::generate(std::uint32_t id) {
   seal_key key;
   key.id_ = id;
   fill_random(key.bytes_.data(), key.bytes_.size());
+  key.derive_subkeys();
   return key;
 }
 
@@ -203,12 +213,31 @@ result<seal_key> seal_key::from_bytes(std::uint32_t id, std::span<const std::byt
   seal_key key;
   key.id_ = id;
   std::memcpy(key.bytes_.data(), bytes.data(), seal_key_bytes);
+  if (status ready = library_ready(); !ready) return std::move(ready).error();
+  key.derive_subkeys();
   return key;
 }
 
 seal_key::seal_key(const seal_key&) = default;
 seal_key& seal_key::operator=(const seal_key&) = default;
-seal_key::~seal_key() { sodium_memzero(bytes_.data(), bytes_.size()); }
+seal_key::~seal_key() {
+  sodium_memzero(bytes_.data(), bytes_.size());
+  sodium_memzero(mac_subkey_.data(), mac_subkey_.size());
+  sodium_memzero(aead_subkey_.data(), aead_subkey_.size());
+}
+
+// Each protection uses its own subkey, derived from the key: one key never serves two
+// algorithms. The subkey's id is the protection's number in the envelope.
+void seal_key::derive_subkeys() {
+  crypto_kdf_derive_from_key(mac_subkey_.data(), mac_subkey_.size(), static_cast<std::uint64_t>(seal_protection::mac),
+                             "SKsealv1", bytes_.data());
+  crypto_kdf_derive_from_key(aead_subkey_.data(), aead_subkey_.size(),
+                             static_cast<std::uint64_t>(seal_protection::aead), "SKsealv1", bytes_.data());
+}
+
+const unsigned char* subkey_of(const seal_key& key, seal_protection protection) {
+  return protection == seal_protection::aead ? key.aead_subkey_.data() : key.mac_subkey_.data();
+}
 
 void keyring::add(seal_key key) {
   if (keys_.empty()) current_ = key.id();
@@ -325,8 +354,12 @@ result<sealed_info> inspect_sealed(std::string_view sealed) {
   return info;
 }
 
-result<std::string> seal(std::string_view plain, const seal_options& options, const seal_context& context,
-                         const keyring* keys) {
+namespace {
+
+// seal_into and unseal_into, given an out that is not their input.
+status seal_apart(std::string& out, std::string_view plain, const seal_options& options, const seal_context& context,
+                  const keyring* keys) {
+  out.clear();
   if (status ready = library_ready(); !ready) return std::move(ready).error();
   if (static_cast<std::uint8_t>(options.compression) > 1 || static_cast<std::uint8_t>(options.protection) > 2)
     return error{errc::invalid_value, 0, "an unknown compression or protection"};
@@ -343,7 +376,6 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
   const bool compressed = options.compression == seal_compression::zstd;
   const zstd_dictionary* dictionary = compressed ? options.dictionary : nullptr;
 
-  std::string out;
   out.append(magic, sizeof magic);
   out.push_back(static_cast<char>(format_version));
   out.push_back(static_cast<char>(options.compression));
@@ -358,8 +390,13 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
     fill_random(reinterpret_cast<unsigned char*>(out.data() + nonce_at), sealed_nonce_bytes);
   const std::size_t body_at = out.size();
 
+  // What the tag covers before the body: the header with its nonce, then the context.
+  std::string& covered = thread_scratch().covered;
+  covered.assign(out);
+  append_context(covered, context);
+
   // The body: compressed in place in the output (then encrypted in place), or the input.
-  std::string_view body = plain;
+  std::size_t body_bytes = plain.size();
   if (compressed) {
     out.resize(body_at + ZSTD_compressBound(plain.size()) + sealed_tag_bytes_digest);
     ZSTD_CCtx* cctx = compressor();
@@ -370,42 +407,38 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
                                                                  plain.data(), plain.size(), prepared)
                                       : ZSTD_compressCCtx(cctx, out.data() + body_at, out.size() - body_at,
                                                           plain.data(), plain.size(), options.level);
-    if (ZSTD_isError(made)) return error{errc::io_error, 0, std::string{"zstd: "} + ZSTD_getErrorName(made)};
-    out.resize(body_at + made);
-    body = std::string_view{out}.substr(body_at);
+    if (ZSTD_isError(made)) {
+      out.clear();
+      return error{errc::io_error, 0, std::string{"zstd: "} + ZSTD_getErrorName(made)};
+    }
+    body_bytes = made;
   }
-  const std::string bound = encode_context(context);
-  const std::string_view head = std::string_view{out}.substr(0, body_at);
 
   if (options.protection == seal_protection::aead) {
-    std::string associated{head};
-    associated += bound;
-    const std::size_t body_bytes = body.size();
-    if (!compressed) out.resize(body_at + body_bytes);
     out.resize(body_at + body_bytes + sealed_tag_bytes_aead);
     const auto* message = compressed ? reinterpret_cast<const unsigned char*>(out.data() + body_at)
                                      : reinterpret_cast<const unsigned char*>(plain.data());
     unsigned long long written = 0;
-    const subkey aead_key(*key, seal_protection::aead);
     crypto_aead_xchacha20poly1305_ietf_encrypt(
         reinterpret_cast<unsigned char*>(out.data() + body_at), &written, message, body_bytes,
-        reinterpret_cast<const unsigned char*>(associated.data()), associated.size(), nullptr,
-        reinterpret_cast<const unsigned char*>(out.data() + nonce_at), aead_key.bytes.data());
+        reinterpret_cast<const unsigned char*>(covered.data()), covered.size(), nullptr,
+        reinterpret_cast<const unsigned char*>(out.data() + nonce_at), subkey_of(*key, seal_protection::aead));
     out.resize(body_at + written);
-    return out;
+  } else {
+    if (compressed)
+      out.resize(body_at + body_bytes);
+    else
+      out.append(plain);
+    unsigned char tag[sealed_tag_bytes_digest];
+    digest(key ? subkey_of(*key, seal_protection::mac) : nullptr, covered, std::string_view{out}.substr(body_at), tag);
+    out.append(reinterpret_cast<const char*>(tag), sizeof tag);
   }
-  if (!compressed) out.append(plain);
-  unsigned char tag[sealed_tag_bytes_digest];
-  std::optional<subkey> mac_key;
-  if (key) mac_key.emplace(*key, seal_protection::mac);
-  digest(mac_key ? mac_key->bytes.data() : nullptr, std::string_view{out}.substr(0, body_at), bound,
-         std::string_view{out}.substr(body_at), tag);
-  out.append(reinterpret_cast<const char*>(tag), sizeof tag);
-  return out;
+  trim(covered);
+  return {};
 }
 
-result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
-                           const unseal_options& options) {
+status unseal_apart(std::string& out, std::string_view sealed, const keyring* keys, const seal_context& context,
+                    const unseal_options& options) {
   if (status ready = library_ready(); !ready) return std::move(ready).error();
   if (status fits = check_context(context); !fits) return std::move(fits).error();
   result<sealed_info> info = inspect_sealed(sealed);
@@ -425,30 +458,34 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
   }
 
   const std::size_t body_at = sealed_header_bytes + nonce_bytes(info->protection);
-  const std::string_view head = sealed.substr(0, body_at);
-  const std::string bound = encode_context(context);
-  std::string opened;  // the body, checked (and decrypted)
+  scratch& buffers = thread_scratch();
+  buffers.covered.assign(sealed.substr(0, body_at));
+  append_context(buffers.covered, context);
+  const bool compressed = info->compression == seal_compression::zstd;
+  // A decrypted body goes where it is kept: the output, or a scratch buffer to inflate from.
+  std::string& opened = compressed ? buffers.opened : out;
   std::string_view body;
   if (info->protection == seal_protection::aead) {
     const std::string_view cipher = sealed.substr(body_at);
-    std::string associated{head};
-    associated += bound;
     opened.resize(cipher.size() - sealed_tag_bytes_aead);
     unsigned long long length = 0;
-    const subkey aead_key(*key, seal_protection::aead);
-    if (crypto_aead_xchacha20poly1305_ietf_decrypt(
-            reinterpret_cast<unsigned char*>(opened.data()), &length, nullptr,
-            reinterpret_cast<const unsigned char*>(cipher.data()), cipher.size(),
-            reinterpret_cast<const unsigned char*>(associated.data()), associated.size(),
-            reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes), aead_key.bytes.data()) != 0)
+    const bool open = crypto_aead_xchacha20poly1305_ietf_decrypt(
+                          reinterpret_cast<unsigned char*>(opened.data()), &length, nullptr,
+                          reinterpret_cast<const unsigned char*>(cipher.data()), cipher.size(),
+                          reinterpret_cast<const unsigned char*>(buffers.covered.data()), buffers.covered.size(),
+                          reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes),
+                          subkey_of(*key, seal_protection::aead)) == 0;
+    trim(buffers.covered);
+    if (!open) {
+      opened.clear();
       return tampered("the encryption's tag does not match");
+    }
     body = opened;
   } else {
     body = sealed.substr(body_at, sealed.size() - body_at - sealed_tag_bytes_digest);
     unsigned char expected[sealed_tag_bytes_digest];
-    std::optional<subkey> mac_key;
-    if (key) mac_key.emplace(*key, seal_protection::mac);
-    digest(mac_key ? mac_key->bytes.data() : nullptr, head, bound, body, expected);
+    digest(key ? subkey_of(*key, seal_protection::mac) : nullptr, buffers.covered, body, expected);
+    trim(buffers.covered);
     if (sodium_memcmp(expected, sealed.data() + sealed.size() - sealed_tag_bytes_digest, sizeof expected) != 0)
       return tampered(key ? "the MAC does not match" : "the digest does not match");
   }
@@ -458,10 +495,10 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
     return error{errc::value_too_large, 16,
                  "the sealed save declares " + std::to_string(info->original_bytes) +
                      " bytes, more than max_original_bytes (" + std::to_string(options.max_original_bytes) + ")"};
-  if (info->compression == seal_compression::none) {
+  if (!compressed) {
     if (body.size() != info->original_bytes) return tampered("the body is not its declared size");
-    if (opened.empty()) return std::string{body};
-    return opened;
+    if (info->protection != seal_protection::aead) out.assign(body);  // (decrypted into out already)
+    return {};
   }
   const zstd_dictionary* dictionary = nullptr;
   if (info->dictionary_id != 0) {
@@ -471,7 +508,50 @@ result<std::string> unseal(std::string_view sealed, const keyring* keys, const s
       return error{errc::key_not_held, 12,
                    "compressed with zstd dictionary " + std::to_string(info->dictionary_id) + ", which was not given"};
   }
-  return inflate(body, info->original_bytes, dictionary);
+  status inflated = inflate(out, body, info->original_bytes, dictionary);
+  trim(buffers.opened);
+  return inflated;
+}
+
+// Makes into out, or into a string apart when the input lies in out's buffer (a string
+// sealed or opened into itself); out is empty after a failure.
+template <class Make>
+status into(std::string& out, std::string_view input, Make make) {
+  if (inside(input, out)) {
+    std::string apart;
+    status made = make(apart);
+    out.swap(apart);
+    return made;
+  }
+  status made = make(out);
+  if (!made) out.clear();
+  return made;
+}
+
+}  // namespace
+
+status seal_into(std::string& out, std::string_view plain, const seal_options& options, const seal_context& context,
+                 const keyring* keys) {
+  return into(out, plain, [&](std::string& to) { return seal_apart(to, plain, options, context, keys); });
+}
+
+status unseal_into(std::string& out, std::string_view sealed, const keyring* keys, const seal_context& context,
+                   const unseal_options& options) {
+  return into(out, sealed, [&](std::string& to) { return unseal_apart(to, sealed, keys, context, options); });
+}
+
+result<std::string> seal(std::string_view plain, const seal_options& options, const seal_context& context,
+                         const keyring* keys) {
+  std::string out;
+  if (status sealed = seal_into(out, plain, options, context, keys); !sealed) return std::move(sealed).error();
+  return out;
+}
+
+result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
+                           const unseal_options& options) {
+  std::string out;
+  if (status opened = unseal_into(out, sealed, keys, context, options); !opened) return std::move(opened).error();
+  return out;
 }
 
 namespace {

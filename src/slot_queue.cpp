@@ -41,7 +41,10 @@ void slots::state::write_next() {
   }
   status outcome = detail::guarded("the background write", [&]() -> status {
     result<encoded_save> save = next.save();
-    return save ? write(next.name, *save) : status{std::move(save).error()};
+    if (!save) return std::move(save).error();
+    status written = write(next.name, *save);
+    detail::give_back_payload_buffer(std::move(save->payload));
+    return written;
   });
   deliver(std::move(next.done), outcome);
   std::lock_guard lock(queue_mutex);
@@ -60,9 +63,34 @@ std::size_t slots::state::run_completed() {
   return ready.size();
 }
 
+namespace detail {
+
+namespace {
+constexpr std::size_t largest_kept_payload_buffer = std::size_t{64} << 20;
+std::string& this_threads_payload_buffer() {
+  thread_local std::string kept;
+  return kept;
+}
+}  // namespace
+
+std::string take_payload_buffer() {
+  std::string buffer = std::move(this_threads_payload_buffer());
+  this_threads_payload_buffer() = std::string{};
+  buffer.clear();
+  return buffer;
+}
+
+void give_back_payload_buffer(std::string buffer) {
+  std::string& kept = this_threads_payload_buffer();
+  if (buffer.capacity() <= largest_kept_payload_buffer && buffer.capacity() > kept.capacity()) kept = std::move(buffer);
+}
+
+}  // namespace detail
+
 status slots::write_encoded(std::string_view name, encoded_save save) {
   state_->wait_for_queue();  // after the writes queued before it
   status written = state_->write(name, save);
+  detail::give_back_payload_buffer(std::move(save.payload));
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
   if (written) {  // written, not yet durable (the browser): counted until it is
     ++state_->awaiting_durability;

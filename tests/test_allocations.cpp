@@ -3,6 +3,9 @@
 // nothing"). Counts every operator new of the process.
 #include <savekit/prefs.hpp>
 #include <savekit/savekit.hpp>
+#ifdef SAVEKIT_TEST_SEAL
+#include <savekit/seal.hpp>
+#endif
 
 #include <gtest/gtest.h>
 
@@ -133,6 +136,31 @@ TEST(Allocations, Base64AndTranscodingIntoReusedBuffers) {
             0);
   EXPECT_EQ(bytes, packed);
 }
+
+#ifdef SAVEKIT_TEST_SEAL
+// A game that seals every save (docs/sealed.md) pays no allocation for it: the subkeys are
+// derived when the key is made, and seal_into/unseal_into reuse the caller's string.
+TEST(Allocations, ASealAndUnsealIntoReusedStrings) {
+  auto key = savekit::seal_key::generate(1);
+  ASSERT_TRUE(key);
+  const savekit::keyring keys{*key};
+  const savekit::seal_context where{.name = "slot1", .schema_version = 3, .player = "player-42"};
+  const std::string plain(100, 'p');
+  std::string sealed;
+  std::string opened;
+  for (auto protection : {savekit::seal_protection::mac, savekit::seal_protection::aead})
+    for (auto compression : {savekit::seal_compression::none, savekit::seal_compression::zstd}) {
+      const savekit::seal_options options{.compression = compression, .protection = protection};
+      EXPECT_EQ(allocations_in_steady_state([&] {
+                  ASSERT_TRUE(savekit::seal_into(sealed, plain, options, where, &keys));
+                  ASSERT_TRUE(savekit::unseal_into(opened, sealed, &keys, where));
+                }),
+                0)
+          << savekit::to_string(protection) << ", " << savekit::to_string(compression);
+      EXPECT_EQ(opened, plain);
+    }
+}
+#endif
 
 TEST(Allocations, CounterSeesAllocations) {
   // The test above can fail: a fresh result allocates.

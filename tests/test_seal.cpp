@@ -88,6 +88,86 @@ TEST(Seal, EveryModeRoundTripsEverySize) {
     }
 }
 
+// The envelope and its MAC as docs/sealed-format.md defines them, computed apart from
+// savekit by Python's hashlib (libsodium's crypto_kdf is BLAKE2b keyed with the key, the
+// subkey id as the salt's first 8 bytes and the context as the personalization):
+//   sub = blake2b(b"", digest_size=32, key=bytes(range(32)), salt=pack("<Q", 1) + bytes(8),
+//                 person=b"SKsealv1" + bytes(8)).digest()
+//   head = b"SKSL" + bytes([1, 0, 1, 0]) + pack("<IIQ", 7, 0, 14)
+//   bound = b"savekit sealed save v1" + pack("<I", 5) + b"slot1" + pack("<II", 3, 9) + b"player-42" + pack("<I", 0)
+//   head + b"a known answer" + blake2b(head + bound + b"a known answer", digest_size=32, key=sub).digest()
+// Pins the format and the subkeys across changes to how seal computes them.
+TEST(Seal, AMacSealMatchesTheFormatComputedApart) {
+  std::array<std::byte, savekit::seal_key_bytes> bytes;
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::byte(i);
+  const savekit::keyring keys{*savekit::seal_key::from_bytes(7, bytes)};
+  const savekit::seal_context where{.name = "slot1", .schema_version = 3, .player = "player-42"};
+  const savekit::seal_options mac_only{.compression = seal_compression::none, .protection = seal_protection::mac};
+  const char* expected =
+      "534b534c0100010007000000000000000e0000000000000061206b6e6f776e20616e73776572e4024f2bea032355012e14d491af25cd53"
+      "28788775e3187365def93bb81596d6";
+  auto sealed = savekit::seal("a known answer", mac_only, where, &keys);
+  ASSERT_TRUE(sealed);
+  std::string hex;
+  for (unsigned char c : *sealed) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+  EXPECT_EQ(hex, expected);
+  // An AEAD seal opens with the subkey the format names, used by libsodium directly.
+  const savekit::seal_options aead_only{.compression = seal_compression::none, .protection = seal_protection::aead};
+  auto encrypted = savekit::seal("a known answer", aead_only, where, &keys);
+  ASSERT_TRUE(encrypted);
+  unsigned char subkey[32];
+  crypto_kdf_derive_from_key(subkey, sizeof subkey, 2, "SKsealv1",
+                             reinterpret_cast<const unsigned char*>(bytes.data()));
+  std::string associated = encrypted->substr(0, savekit::sealed_header_bytes + savekit::sealed_nonce_bytes);
+  associated += std::string{"savekit sealed save v1"} +
+                std::string{"\x05\0\0\0slot1\x03\0\0\0\x09\0\0\0player-42", 26} + std::string(4, '\0');
+  const std::string cipher = encrypted->substr(savekit::sealed_header_bytes + savekit::sealed_nonce_bytes);
+  std::string opened(cipher.size() - 16, '\0');
+  unsigned long long length = 0;
+  ASSERT_EQ(crypto_aead_xchacha20poly1305_ietf_decrypt(
+                reinterpret_cast<unsigned char*>(opened.data()), &length, nullptr,
+                reinterpret_cast<const unsigned char*>(cipher.data()), cipher.size(),
+                reinterpret_cast<const unsigned char*>(associated.data()), associated.size(),
+                reinterpret_cast<const unsigned char*>(encrypted->data() + savekit::sealed_header_bytes), subkey),
+            0);
+  EXPECT_EQ(opened, "a known answer");
+}
+
+// seal_into and unseal_into give what seal and unseal give, into a string the caller keeps;
+// a string sealed or opened into itself works; a failure leaves the string empty.
+TEST(Seal, IntoAReusedStringAsIntoANewOne) {
+  const savekit::keyring keys{key_of(1, 0x42)};
+  std::string sealed(1000, 'x');  // (holding something before: it is replaced)
+  std::string opened;
+  for (const mode& m : every_mode) {
+    const std::string plain = json_save(5);
+    const savekit::seal_options options{.compression = m.compression, .protection = m.protection};
+    ASSERT_TRUE(savekit::seal_into(sealed, plain, options, here, &keys)) << describe(m);
+    ASSERT_TRUE(savekit::unseal_into(opened, sealed, &keys, here, expecting(m))) << describe(m);
+    EXPECT_EQ(opened, plain) << describe(m);
+    EXPECT_EQ(*savekit::unseal(sealed, &keys, here, expecting(m)), plain) << describe(m);
+    auto fresh = savekit::seal(plain, options, here, &keys);
+    ASSERT_TRUE(fresh);
+    EXPECT_EQ(fresh->size(), sealed.size()) << describe(m);
+    if (m.protection != seal_protection::aead) {
+      EXPECT_EQ(*fresh, sealed) << describe(m);  // (no nonce)
+    }
+
+    std::string in_place = plain;
+    ASSERT_TRUE(savekit::seal_into(in_place, in_place, options, here, &keys)) << describe(m);
+    ASSERT_TRUE(savekit::unseal_into(in_place, in_place, &keys, here, expecting(m))) << describe(m);
+    EXPECT_EQ(in_place, plain) << describe(m);
+  }
+  std::string damaged = *savekit::seal("hello", {}, here, &keys);
+  damaged[damaged.size() / 2] ^= 1;
+  opened = "left over";
+  EXPECT_EQ(savekit::unseal_into(opened, damaged, &keys, here).error().code(), errc::tampered);
+  EXPECT_TRUE(opened.empty());
+  sealed = "left over";
+  EXPECT_EQ(savekit::seal_into(sealed, "x", {.level = 99}, here, &keys).error().code(), errc::invalid_value);
+  EXPECT_TRUE(sealed.empty());
+}
+
 TEST(Seal, CompressionShrinksWhatRepeatsAndEncryptionHidesIt) {
   savekit::keyring keys{key_of(1, 7)};
   const std::string plain = json_save(1, 400);

@@ -45,8 +45,14 @@ namespace savekit {
 
 inline constexpr std::size_t seal_key_bytes = 32;
 
+enum class seal_compression : std::uint8_t { none = 0, zstd = 1 };
+enum class seal_protection : std::uint8_t { none = 0, mac = 1, aead = 2 };
+std::string_view to_string(seal_compression c) noexcept;
+std::string_view to_string(seal_protection p) noexcept;
+
 // A 32-byte secret key and the id saves sealed with it record (so that a keyring can pick
-// the right one after a rotation). Wiped from memory when destroyed.
+// the right one after a rotation). The subkeys each protection uses are derived once, when
+// the key is made, not at every seal. Wiped from memory when destroyed.
 class seal_key {
  public:
   static result<seal_key> generate(std::uint32_t id);  // from the system's random source
@@ -61,8 +67,12 @@ class seal_key {
 
  private:
   seal_key() = default;
+  void derive_subkeys();
   std::uint32_t id_ = 0;
   std::array<unsigned char, seal_key_bytes> bytes_{};
+  std::array<unsigned char, seal_key_bytes> mac_subkey_{};
+  std::array<unsigned char, seal_key_bytes> aead_subkey_{};
+  friend const unsigned char* subkey_of(const seal_key& key, seal_protection protection);
 };
 
 // The keys a game holds: the current one seals, any of them opens (rotation).
@@ -100,11 +110,6 @@ class zstd_dictionary {
   std::shared_ptr<digested> digested_;
   friend digested& digest_of(const zstd_dictionary&);
 };
-
-enum class seal_compression : std::uint8_t { none = 0, zstd = 1 };
-enum class seal_protection : std::uint8_t { none = 0, mac = 1, aead = 2 };
-std::string_view to_string(seal_compression c) noexcept;
-std::string_view to_string(seal_protection p) noexcept;
 
 struct seal_options {
   seal_compression compression = seal_compression::zstd;
@@ -154,6 +159,14 @@ result<std::string> seal(std::string_view plain, const seal_options& options, co
 // Checks, decrypts, decompresses. keys: needed for mac and aead (the key the save names).
 result<std::string> unseal(std::string_view sealed, const keyring* keys, const seal_context& context,
                            const unseal_options& options = {});
+
+// The same two into a string the caller keeps: its bytes are replaced and its capacity
+// reused, so that a game sealing often allocates nothing per seal. On an error out holds
+// nothing meaningful (it is cleared).
+status seal_into(std::string& out, std::string_view plain, const seal_options& options, const seal_context& context,
+                 const keyring* keys = nullptr);
+status unseal_into(std::string& out, std::string_view sealed, const keyring* keys, const seal_context& context,
+                   const unseal_options& options = {});
 
 // Slots that seal their payloads (slots_options::sealer): sealed with options and the
 // keyring's current key, each bound to its slot's name, the schema version and player.

@@ -294,6 +294,12 @@ class slots {
 };
 
 namespace detail {
+// This thread's payload buffer, kept between writes: a large save is encoded into memory
+// already allocated and touched, not into a new buffer grown by doubling (page faults and
+// copies were a third of a 10 MB write's time: bench/e2e_bench.cpp). Taken empty; given
+// back after the write (one is kept per thread, up to 64 MiB of capacity).
+std::string take_payload_buffer();
+void give_back_payload_buffer(std::string buffer);
 // Whether any step of the chain leads past from_version up to to_version.
 inline bool has_migration_steps(const std::vector<migration_step>& steps, std::uint32_t from_version,
                                 std::uint32_t to_version) {
@@ -324,6 +330,7 @@ result<slots::encoded_save> slots::encode(const T& value, const slot_meta& meta,
   save->schema_version = schema_version<T>;
   save->meta = meta;
   if (encoding == object_encoding::msgpack_compact) save->compact_layout = detail::compact_layout<T>();
+  save->payload = detail::take_payload_buffer();
   if (status encoded = detail::encode_object(value, encoding, save->payload, limits); !encoded)
     return std::move(encoded).error();
   return save;

@@ -1,0 +1,347 @@
+// The way a save goes, from the game's call to durable, each step beside its floor — what
+// the same work costs with nothing of savekit's in it — in one run (bench/run.sh e2e):
+//  - prefs set/get of an object beside the codec alone into a reused buffer;
+//  - prefs save() of one changed key beside one write + fdatasync of the same record size
+//    on the same file system;
+//  - slots write of 1 KB, 100 KB, 1 MB and 10 MB saves beside the system calls its promise
+//    needs, made by hand on the same folder: write a new file, fsync it, rename it over,
+//    fsync the folder (and beside the save's encoding alone, which the floor lacks);
+//    write_async's time on the game's thread beside write's;
+//  - the load menu: list() of 100 slots with thumbnails beside readdir and a read of each
+//    newest generation's header and metadata.
+// Benchmarks are named GROUP/CASE/WAY, WAY being "savekit" or "floor" (or "caller" for
+// write_async); bench/report.py e2e pairs them. Files go under ./e2e-bench (the current
+// directory's disk); SAVEKIT_BENCH_DIR moves it.
+#include <benchmark/benchmark.h>
+
+#include <savekit/prefs.hpp>
+#include <savekit/slots.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "slot_saves.hpp"
+
+namespace {
+
+using bench::menu_meta;
+using bench::save_of_about;
+using bench::SaveGame;
+
+std::filesystem::path bench_dir(const std::string& name) { return bench::fresh_folder("e2e-bench", name); }
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "e2e_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+void check(const savekit::status& s) {
+  if (!s) fail(s.error().to_string());
+}
+void check_call(bool ok, const char* what) {
+  if (!ok) fail(std::string{what} + ": " + std::strerror(errno));
+}
+
+// ---- prefs: set and get of an object -----------------------------------------------------
+
+struct encoding_case {
+  const char* name;
+  savekit::object_encoding encoding;
+};
+const encoding_case encodings[] = {{"MessagePack map", savekit::object_encoding::msgpack},
+                                   {"MessagePack compact", savekit::object_encoding::msgpack_compact},
+                                   {"JSON", savekit::object_encoding::json}};
+
+void encode(const seeds::Status& status, savekit::object_encoding encoding, std::string& out) {
+  if (encoding == savekit::object_encoding::json)
+    savekit::to_json(status, out);
+  else
+    savekit::to_msgpack(status, out,
+                        {.form = encoding == savekit::object_encoding::msgpack_compact ? savekit::msgpack_form::compact
+                                                                                       : savekit::msgpack_form::map});
+}
+
+savekit::prefs memory_store() {
+  auto p = savekit::prefs::open(savekit::make_memory_backend());
+  if (!p) fail(p.error().to_string());
+  return std::move(*p);
+}
+
+void register_prefs_objects() {
+  for (const encoding_case& e : encodings) {
+    const std::string group = std::string{"prefs set/object "} + e.name;
+    benchmark::RegisterBenchmark((group + "/savekit").c_str(), [e](benchmark::State& state) {
+      auto p = memory_store();
+      const auto status = seeds::seed_status();
+      for (auto _ : state) check(p.set("status", status, e.encoding));
+    });
+    benchmark::RegisterBenchmark((group + "/floor").c_str(), [e](benchmark::State& state) {
+      const auto status = seeds::seed_status();
+      std::string buffer;
+      for (auto _ : state) {
+        encode(status, e.encoding, buffer);
+        benchmark::DoNotOptimize(buffer.data());
+      }
+    });
+    const std::string get = std::string{"prefs get/object "} + e.name;
+    benchmark::RegisterBenchmark((get + "/savekit").c_str(), [e](benchmark::State& state) {
+      auto p = memory_store();
+      check(p.set("status", seeds::seed_status(), e.encoding));
+      seeds::Status out;
+      for (auto _ : state) {
+        check(p.get_into("status", out));
+        benchmark::DoNotOptimize(out);
+      }
+      if (!(out == seeds::seed_status())) fail("prefs get: the object differs");
+    });
+    benchmark::RegisterBenchmark((get + "/floor").c_str(), [e](benchmark::State& state) {
+      std::string buffer;
+      encode(seeds::seed_status(), e.encoding, buffer);
+      seeds::Status out;
+      for (auto _ : state) {
+        const bool ok = e.encoding == savekit::object_encoding::json
+                            ? savekit::from_json(buffer, out).has_value()
+                            : savekit::from_msgpack(std::string_view{buffer}, out).has_value();
+        if (!ok) fail("decode");
+        benchmark::DoNotOptimize(out);
+      }
+    });
+  }
+}
+
+// ---- prefs: save() of one changed key ----------------------------------------------------
+
+// A store of 100 small keys, one of which each save changes.
+savekit::prefs file_store(const std::filesystem::path& dir) {
+  auto p = savekit::prefs::open((dir / "game.prefs").string());
+  if (!p) fail(p.error().to_string());
+  for (int i = 0; i < 100; ++i) check(p->set_int("key" + std::to_string(i), i));
+  check(p->save());
+  return std::move(*p);
+}
+
+// The bytes one save() of one changed key appends, on average over many.
+std::size_t record_bytes_of_one_change() {
+  const auto dir = bench_dir("prefs-record");
+  auto p = file_store(dir);
+  const auto before = std::filesystem::file_size(dir / "game.prefs");
+  for (int i = 0; i < 64; ++i) {
+    check(p.set_int("key7", 1000 + i));
+    check(p.save());
+  }
+  const auto after = std::filesystem::file_size(dir / "game.prefs");
+  if (after <= before) fail("a save appended nothing (the store compacted?)");
+  return static_cast<std::size_t>((after - before) / 64);
+}
+
+void BM_PrefsSave(benchmark::State& state) {
+  const auto dir = bench_dir("prefs-save");
+  auto p = file_store(dir);
+  std::int64_t i = 0;
+  for (auto _ : state) {
+    check(p.set_int("key7", ++i));
+    check(p.save());
+  }
+}
+BENCHMARK(BM_PrefsSave)->Name("prefs save/one changed key/savekit")->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_PrefsSaveFloor(benchmark::State& state) {
+  const auto record = std::string(record_bytes_of_one_change(), 'r');
+  const auto dir = bench_dir("prefs-floor");
+  const int fd = ::open((dir / "floor.bin").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  check_call(fd >= 0, "open");
+  for (auto _ : state)
+    check_call(::write(fd, record.data(), record.size()) == static_cast<ssize_t>(record.size()) && ::fdatasync(fd) == 0,
+               "write + fdatasync");
+  ::close(fd);
+  state.counters["record_bytes"] = static_cast<double>(record.size());
+}
+BENCHMARK(BM_PrefsSaveFloor)->Name("prefs save/one changed key/floor")->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// ---- slots: write, write_async -----------------------------------------------------------
+
+const std::int64_t slot_sizes[] = {1 << 10, 100 << 10, 1 << 20, 10 << 20};
+
+std::string size_name(std::int64_t bytes) {
+  return bytes >= (1 << 20) ? std::to_string(bytes >> 20) + " MB" : std::to_string(bytes >> 10) + " KB";
+}
+
+savekit::slots open_slots(const std::filesystem::path& dir) {
+  auto s = savekit::slots::open(dir.string());
+  if (!s) fail(s.error().to_string());
+  return std::move(*s);
+}
+
+// The size of the generation file a write of this save makes.
+std::uintmax_t slot_file_bytes(const SaveGame& save) {
+  const auto dir = bench_dir("slot-file-size");
+  {
+    auto s = open_slots(dir);
+    check(s.write("slot1", save, menu_meta(1)));
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().extension() == ".slot") return entry.file_size();
+  fail("no generation file");
+}
+
+void register_slot_writes() {
+  for (std::int64_t bytes : slot_sizes) {
+    const std::string group = "slots write/" + size_name(bytes);
+    benchmark::RegisterBenchmark((group + "/savekit").c_str(),
+                                 [bytes](benchmark::State& state) {
+                                   auto s = open_slots(bench_dir("write-" + std::to_string(bytes)));
+                                   const SaveGame save = save_of_about(static_cast<std::size_t>(bytes));
+                                   for (auto _ : state) check(s.write("slot1", save, menu_meta(1)));
+                                 })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+    // What of it is the encoding (MessagePack into a reused buffer), which no floor has.
+    benchmark::RegisterBenchmark((group + "/encode").c_str(),
+                                 [bytes](benchmark::State& state) {
+                                   const SaveGame save = save_of_about(static_cast<std::size_t>(bytes));
+                                   std::string buffer;
+                                   for (auto _ : state) {
+                                     savekit::to_msgpack(save, buffer);
+                                     benchmark::DoNotOptimize(buffer.data());
+                                   }
+                                 })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+    // The floor: what the promise (the old save stays until the new one is whole and
+    // durable) needs from the file system, for a file of the same size.
+    benchmark::RegisterBenchmark(
+        (group + "/floor").c_str(),
+        [bytes](benchmark::State& state) {
+          const std::string file(slot_file_bytes(save_of_about(static_cast<std::size_t>(bytes))), 'f');
+          const auto dir = bench_dir("floor-" + std::to_string(bytes));
+          const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          check_call(folder >= 0, "open the folder");
+          const std::string temporary = (dir / "s-slot1.tmp").string();
+          const std::string final_name = (dir / "s-slot1.slot").string();
+          for (auto _ : state) {
+            const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            check_call(fd >= 0, "open");
+            check_call(::write(fd, file.data(), file.size()) == static_cast<ssize_t>(file.size()), "write");
+            check_call(::fsync(fd) == 0 && ::close(fd) == 0, "fsync");
+            check_call(::rename(temporary.c_str(), final_name.c_str()) == 0, "rename");
+            check_call(::fsync(folder) == 0, "fsync the folder");
+          }
+          ::close(folder);
+          state.counters["file_bytes"] = static_cast<double>(file.size());
+        })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+    if (bytes < (1 << 20)) continue;
+    // Only the call is timed; the write finishes (flush) outside the timing.
+    benchmark::RegisterBenchmark(("slots write_async/" + size_name(bytes) + "/caller").c_str(),
+                                 [bytes](benchmark::State& state) {
+                                   auto s = open_slots(bench_dir("async-" + std::to_string(bytes)));
+                                   const SaveGame save = save_of_about(static_cast<std::size_t>(bytes));
+                                   for (auto _ : state) {
+                                     const auto start = std::chrono::steady_clock::now();
+                                     s.write_async("slot1", save, menu_meta(1));
+                                     const auto stop = std::chrono::steady_clock::now();
+                                     state.SetIterationTime(std::chrono::duration<double>(stop - start).count());
+                                     check(s.flush());
+                                   }
+                                 })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseManualTime();
+  }
+}
+
+// ---- the load menu -----------------------------------------------------------------------
+
+constexpr int menu_slots = 100;
+constexpr std::size_t thumbnail_bytes = 32 << 10;
+
+// A folder of 100 slots of ~100 KB saves with 32 KB thumbnails, three generations each.
+std::filesystem::path menu_folder() {
+  static const std::filesystem::path dir = [] {
+    auto d = bench_dir("menu");
+    auto s = open_slots(d);
+    const SaveGame save = save_of_about(100 << 10);
+    for (int generation = 0; generation < 3; ++generation)
+      for (int i = 0; i < menu_slots; ++i)
+        check(s.write("slot " + std::to_string(i), save, menu_meta(i, thumbnail_bytes)));
+    return d;
+  }();
+  return dir;
+}
+
+void BM_List(benchmark::State& state) {
+  auto s = open_slots(menu_folder());
+  for (auto _ : state) {
+    auto menu = s.list();
+    if (!menu || menu->size() != menu_slots) fail("list()");
+    benchmark::DoNotOptimize(menu->data());
+  }
+}
+BENCHMARK(BM_List)->Name("slots list/100 slots with thumbnails/savekit")->Unit(benchmark::kMicrosecond);
+
+// The floor: the folder read, and for each slot its newest generation (BASE.N.slot with
+// the greatest N) opened and its header and metadata read — one read of 4 KB, a second
+// when they are longer — then closed. Nothing is checked or parsed beyond the sizes.
+std::uint32_t u32_at(const char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;  // (little-endian, as the file: the benchmark runs on x86-64)
+}
+
+void BM_ListFloor(benchmark::State& state) {
+  const auto dir = menu_folder();
+  std::string buffer(4096, '\0');
+  for (auto _ : state) {
+    std::map<std::string, unsigned long long> newest;
+    DIR* folder = ::opendir(dir.c_str());
+    check_call(folder != nullptr, "opendir");
+    while (const dirent* entry = ::readdir(folder)) {
+      const std::string_view name{entry->d_name};
+      if (name.size() < 6 || name.substr(name.size() - 5) != ".slot") continue;
+      const auto dot = name.rfind('.', name.size() - 6);
+      if (dot == std::string_view::npos) continue;
+      const unsigned long long generation = std::strtoull(std::string{name.substr(dot + 1)}.c_str(), nullptr, 10);
+      auto& kept = newest[std::string{name.substr(0, dot)}];
+      kept = std::max(kept, generation);
+    }
+    ::closedir(folder);
+    std::size_t read_bytes = 0;
+    for (const auto& [base, generation] : newest) {
+      const std::string path = (dir / (base + "." + std::to_string(generation) + ".slot")).string();
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      check_call(fd >= 0, "open");
+      const ssize_t got = ::pread(fd, buffer.data(), buffer.size(), 0);
+      check_call(got >= 84, "read a header");
+      const std::size_t wanted = 84 + std::size_t{u32_at(buffer.data() + 48)} + u32_at(buffer.data() + 52);
+      if (wanted > buffer.size()) {
+        buffer.resize(wanted);
+        check_call(::pread(fd, buffer.data(), wanted, 0) == static_cast<ssize_t>(wanted), "read the metadata");
+      }
+      read_bytes += wanted;
+      ::close(fd);
+    }
+    if (newest.size() != menu_slots) fail("the floor found another number of slots");
+    benchmark::DoNotOptimize(read_bytes);
+  }
+}
+BENCHMARK(BM_ListFloor)->Name("slots list/100 slots with thumbnails/floor")->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_prefs_objects();
+  register_slot_writes();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
