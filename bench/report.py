@@ -521,7 +521,12 @@ def e2e_report(path):
             case = rest.rpartition("/")[0]
             if g == group and case not in seen:
                 seen.append(case)
-        return seen
+
+        def size_first(case):  # "1 KB" … "10 MB" by size, then the rest by name
+            number, _, unit = case.partition(" ")
+            scale = {"KB": 1 << 10, "MB": 1 << 20}.get(unit)
+            return (0, int(number) * scale, "") if number.isdigit() and scale else (1, 0, case)
+        return sorted(seen, key=size_first)
 
     print("### The store: an object set and read, beside the codec alone into a reused buffer\n")
     print("| operation | savekit ns | codec alone ns | savekit adds ns | target |")

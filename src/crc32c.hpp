@@ -61,7 +61,10 @@ __attribute__((target("sse4.2"))) inline std::uint32_t crc32c_instruction(const 
 }
 
 inline bool processor_has_crc32c() {
-  static const bool has = __builtin_cpu_supports("sse4.2");
+  static const bool has = [] {
+    __builtin_cpu_init();  // (a call from a static constructor may come before libgcc's own)
+    return __builtin_cpu_supports("sse4.2") != 0;
+  }();
   return has;
 }
 #endif

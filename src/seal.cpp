@@ -104,24 +104,43 @@ void append_context(std::string& out, const seal_context& context) {
 
 // Per-thread buffers a seal or unseal reuses, so that small saves allocate nothing: what the
 // tag covers before the body (header, nonce, context), and a body decrypted before it
-// inflates. A buffer grown past 1 MiB by a large save is given back after it.
+// inflates. Trimmed after every call (a buffer grown past 1 MiB by a large or forged save is
+// given back; a decrypted body is wiped first).
 struct scratch {
   std::string covered;
   std::string opened;
 };
-scratch& thread_scratch() {
-  thread_local scratch buffers;
-  return buffers;
+// Set when this thread's buffers are destroyed: a save from a static destructor at exit
+// (which runs after every thread_local's) then uses buffers of its own.
+thread_local bool thread_scratch_gone = false;
+struct thread_scratch_holder {
+  scratch buffers;
+  ~thread_scratch_holder() { thread_scratch_gone = true; }
+};
+scratch& thread_scratch(scratch& fallback) {
+  if (thread_scratch_gone) return fallback;
+  thread_local thread_scratch_holder holder;
+  return holder.buffers;
 }
 void trim(std::string& buffer) {
   if (buffer.capacity() > (std::size_t{1} << 20)) std::string{}.swap(buffer);
 }
+struct trim_on_return {
+  scratch& buffers;
+  ~trim_on_return() {
+    sodium_memzero(buffers.opened.data(), buffers.opened.size());
+    buffers.opened.clear();
+    trim(buffers.opened);
+    trim(buffers.covered);
+  }
+};
 
-// Whether a view points into a string's buffer (a caller's out given as its own input).
+// Whether a view's bytes lie in a string's buffer (a caller's out given as its own input).
 bool inside(std::string_view view, const std::string& buffer) {
   const auto begin = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const auto end = begin + buffer.capacity() + 1;
   const auto at = reinterpret_cast<std::uintptr_t>(view.data());
-  return !view.empty() && at >= begin && at < begin + buffer.capacity() + 1;
+  return !view.empty() && at < end && at + view.size() > begin;
 }
 
 // BLAKE2b-256 over header (with nonce) and context, then the body: keyed for mac, plain for none.
@@ -134,13 +153,30 @@ void digest(const unsigned char* key, std::string_view covered, std::string_view
   crypto_generichash_final(&state, out, sealed_tag_bytes_digest);
 }
 
-ZSTD_CCtx* compressor() {
-  thread_local std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> context{ZSTD_createCCtx(), ZSTD_freeCCtx};
-  return context.get();
+// zstd's contexts: one of each per thread, made once. After the thread's are destroyed (a
+// save from a static destructor at exit) a call makes its own, owned by `own`.
+using owned_cctx = std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)>;
+using owned_dctx = std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)>;
+thread_local bool zstd_contexts_gone = false;
+struct zstd_contexts {
+  owned_cctx compressing{ZSTD_createCCtx(), ZSTD_freeCCtx};
+  owned_dctx decompressing{ZSTD_createDCtx(), ZSTD_freeDCtx};
+  ~zstd_contexts() { zstd_contexts_gone = true; }
+};
+zstd_contexts* thread_zstd_contexts() {
+  if (zstd_contexts_gone) return nullptr;
+  thread_local zstd_contexts contexts;
+  return &contexts;
 }
-ZSTD_DCtx* decompressor() {
-  thread_local std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> context{ZSTD_createDCtx(), ZSTD_freeDCtx};
-  return context.get();
+ZSTD_CCtx* compressor(owned_cctx& own) {
+  if (zstd_contexts* c = thread_zstd_contexts(); c && c->compressing) return c->compressing.get();
+  own.reset(ZSTD_createCCtx());
+  return own.get();
+}
+ZSTD_DCtx* decompressor(owned_dctx& own) {
+  if (zstd_contexts* c = thread_zstd_contexts(); c && c->decompressing) return c->decompressing.get();
+  own.reset(ZSTD_createDCtx());
+  return own.get();
 }
 
 // The body: exactly one zstd frame (no skippable frame, nothing after it) that holds its
@@ -156,7 +192,9 @@ status inflate(std::string& out, std::string_view body, std::uint64_t declared, 
     return tampered("the compressed frame does not hold its declared size");
   if (ZSTD_getDictID_fromFrame(body.data(), body.size()) != (dictionary ? dictionary->id() : 0))
     return tampered("the compressed frame names another dictionary");
-  ZSTD_DCtx* dctx = decompressor();
+  owned_dctx own{nullptr, ZSTD_freeDCtx};
+  ZSTD_DCtx* dctx = decompressor(own);
+  if (!dctx) return error{errc::io_error, 0, "zstd could not make a decompression context"};
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);  // drops an earlier dictionary too
   if (dictionary) {
     const ZSTD_DDict* prepared = digest_of(*dictionary).decompressing(dictionary->bytes());
@@ -359,7 +397,6 @@ namespace {
 // seal_into and unseal_into, given an out that is not their input.
 status seal_apart(std::string& out, std::string_view plain, const seal_options& options, const seal_context& context,
                   const keyring* keys) {
-  out.clear();
   if (status ready = library_ready(); !ready) return std::move(ready).error();
   if (static_cast<std::uint8_t>(options.compression) > 1 || static_cast<std::uint8_t>(options.protection) > 2)
     return error{errc::invalid_value, 0, "an unknown compression or protection"};
@@ -376,30 +413,36 @@ status seal_apart(std::string& out, std::string_view plain, const seal_options& 
   const bool compressed = options.compression == seal_compression::zstd;
   const zstd_dictionary* dictionary = compressed ? options.dictionary : nullptr;
 
-  out.append(magic, sizeof magic);
-  out.push_back(static_cast<char>(format_version));
-  out.push_back(static_cast<char>(options.compression));
-  out.push_back(static_cast<char>(options.protection));
-  out.push_back(0);
-  detail::put_u32(out, key ? key->id() : 0);
-  detail::put_u32(out, dictionary ? dictionary->id() : 0);
-  detail::put_u64(out, plain.size());
-  const std::size_t nonce_at = out.size();
-  out.resize(nonce_at + nonce_bytes(options.protection));
+  // What the tag covers before the body: the header with its nonce, then the context (read
+  // before out is touched: the context may be a view of out's old bytes).
+  scratch own;
+  scratch& buffers = thread_scratch(own);
+  const trim_on_return trimmed{buffers};
+  std::string& covered = buffers.covered;
+  covered.clear();
+  covered.append(magic, sizeof magic);
+  covered.push_back(static_cast<char>(format_version));
+  covered.push_back(static_cast<char>(options.compression));
+  covered.push_back(static_cast<char>(options.protection));
+  covered.push_back(0);
+  detail::put_u32(covered, key ? key->id() : 0);
+  detail::put_u32(covered, dictionary ? dictionary->id() : 0);
+  detail::put_u64(covered, plain.size());
+  const std::size_t nonce_at = covered.size();
+  covered.resize(nonce_at + nonce_bytes(options.protection));
   if (options.protection == seal_protection::aead)
-    fill_random(reinterpret_cast<unsigned char*>(out.data() + nonce_at), sealed_nonce_bytes);
-  const std::size_t body_at = out.size();
-
-  // What the tag covers before the body: the header with its nonce, then the context.
-  std::string& covered = thread_scratch().covered;
-  covered.assign(out);
+    fill_random(reinterpret_cast<unsigned char*>(covered.data() + nonce_at), sealed_nonce_bytes);
+  const std::size_t body_at = covered.size();
   append_context(covered, context);
+  out.assign(covered, 0, body_at);
 
   // The body: compressed in place in the output (then encrypted in place), or the input.
   std::size_t body_bytes = plain.size();
   if (compressed) {
     out.resize(body_at + ZSTD_compressBound(plain.size()) + sealed_tag_bytes_digest);
-    ZSTD_CCtx* cctx = compressor();
+    owned_cctx own_cctx{nullptr, ZSTD_freeCCtx};
+    ZSTD_CCtx* cctx = compressor(own_cctx);
+    if (!cctx) return error{errc::io_error, 0, "zstd could not make a compression context"};
     const ZSTD_CDict* prepared =
         dictionary ? digest_of(*dictionary).compressing(dictionary->bytes(), options.level) : nullptr;
     if (dictionary && !prepared) return error{errc::io_error, 0, "zstd could not prepare the dictionary"};
@@ -433,7 +476,6 @@ status seal_apart(std::string& out, std::string_view plain, const seal_options& 
     digest(key ? subkey_of(*key, seal_protection::mac) : nullptr, covered, std::string_view{out}.substr(body_at), tag);
     out.append(reinterpret_cast<const char*>(tag), sizeof tag);
   }
-  trim(covered);
   return {};
 }
 
@@ -458,7 +500,9 @@ status unseal_apart(std::string& out, std::string_view sealed, const keyring* ke
   }
 
   const std::size_t body_at = sealed_header_bytes + nonce_bytes(info->protection);
-  scratch& buffers = thread_scratch();
+  scratch own;
+  scratch& buffers = thread_scratch(own);
+  const trim_on_return trimmed{buffers};
   buffers.covered.assign(sealed.substr(0, body_at));
   append_context(buffers.covered, context);
   const bool compressed = info->compression == seal_compression::zstd;
@@ -475,7 +519,6 @@ status unseal_apart(std::string& out, std::string_view sealed, const keyring* ke
                           reinterpret_cast<const unsigned char*>(buffers.covered.data()), buffers.covered.size(),
                           reinterpret_cast<const unsigned char*>(sealed.data() + sealed_header_bytes),
                           subkey_of(*key, seal_protection::aead)) == 0;
-    trim(buffers.covered);
     if (!open) {
       opened.clear();
       return tampered("the encryption's tag does not match");
@@ -485,7 +528,6 @@ status unseal_apart(std::string& out, std::string_view sealed, const keyring* ke
     body = sealed.substr(body_at, sealed.size() - body_at - sealed_tag_bytes_digest);
     unsigned char expected[sealed_tag_bytes_digest];
     digest(key ? subkey_of(*key, seal_protection::mac) : nullptr, buffers.covered, body, expected);
-    trim(buffers.covered);
     if (sodium_memcmp(expected, sealed.data() + sealed.size() - sealed_tag_bytes_digest, sizeof expected) != 0)
       return tampered(key ? "the MAC does not match" : "the digest does not match");
   }
@@ -508,9 +550,7 @@ status unseal_apart(std::string& out, std::string_view sealed, const keyring* ke
       return error{errc::key_not_held, 12,
                    "compressed with zstd dictionary " + std::to_string(info->dictionary_id) + ", which was not given"};
   }
-  status inflated = inflate(out, body, info->original_bytes, dictionary);
-  trim(buffers.opened);
-  return inflated;
+  return inflate(out, body, info->original_bytes, dictionary);
 }
 
 // Makes into out, or into a string apart when the input lies in out's buffer (a string
@@ -520,6 +560,7 @@ status into(std::string& out, std::string_view input, Make make) {
   if (inside(input, out)) {
     std::string apart;
     status made = make(apart);
+    if (!made) apart.clear();
     out.swap(apart);
     return made;
   }

@@ -118,10 +118,20 @@ result<inspected> slot_folder::inspect(const std::string& base, std::uint64_t ge
   result<file_system::file_info> info = fs->stat(*handle);
   if (!info) return std::move(info).error();
   result<inspected> out{std::in_place};
-  result<std::string> head = fs->read_at(*handle, 0, slot_header_size);
-  if (!head) return std::move(head).error();
+  // One read of the first 4 KB holds the header and, in most files, the name and the
+  // metadata: the load menu opens a file per slot, and each read is a system call.
+  constexpr std::uint64_t first_read = 4096;
+  result<std::string> first = fs->read_at(
+      *handle, 0, static_cast<std::size_t>(std::clamp<std::uint64_t>(info->size, slot_header_size, first_read)));
+  if (!first) return std::move(first).error();
+  // Bytes [at, at + n) of the file: from the first read when it holds them.
+  auto bytes_at = [&](std::uint64_t at, std::size_t n) -> result<std::string> {
+    if (at + n <= first->size()) return first->substr(static_cast<std::size_t>(at), n);
+    return fs->read_at(*handle, at, n);
+  };
+  result<std::string> head = first->substr(0, slot_header_size);
   if (std::size_t whole = slot_header_bytes_to_check(*head, info->size); whole > head->size()) {
-    head = fs->read_at(*handle, 0, whole);  // a newer version's longer header, to check its checksum
+    head = bytes_at(0, whole);  // a newer version's longer header, to check its checksum
     if (!head) return std::move(head).error();
   }
   out->check = parse_slot_header(*head, info->size, out->header);
@@ -130,7 +140,7 @@ result<inspected> slot_folder::inspect(const std::string& base, std::uint64_t ge
   // number); the header's copy is what the writer meant, kept only in the file.
   out->header.generation = generation;
   const slot_header& h = out->header;
-  result<std::string> name_and_meta = fs->read_at(*handle, slot_header_size, h.name_bytes + h.meta_bytes);
+  result<std::string> name_and_meta = bytes_at(slot_header_size, h.name_bytes + h.meta_bytes);
   if (!name_and_meta) return std::move(name_and_meta).error();
   out->check = check_slot_section(*name_and_meta, h.head_crc, "name and metadata");
   if (out->check.damage != slot_damage::none) return out;

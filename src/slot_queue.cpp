@@ -67,22 +67,33 @@ namespace detail {
 
 namespace {
 constexpr std::size_t largest_kept_payload_buffer = std::size_t{64} << 20;
-std::string& this_threads_payload_buffer() {
-  thread_local std::string kept;
-  return kept;
+// Set when this thread's buffer is destroyed: a save from a static destructor at exit
+// (which runs after every thread_local's) then allocates its own.
+thread_local bool payload_buffer_gone = false;
+struct kept_payload_buffer {
+  std::string buffer;
+  ~kept_payload_buffer() { payload_buffer_gone = true; }
+};
+std::string* this_threads_payload_buffer() {
+  if (payload_buffer_gone) return nullptr;
+  thread_local kept_payload_buffer kept;
+  return &kept.buffer;
 }
 }  // namespace
 
 std::string take_payload_buffer() {
-  std::string buffer = std::move(this_threads_payload_buffer());
-  this_threads_payload_buffer() = std::string{};
+  std::string* kept = this_threads_payload_buffer();
+  if (!kept) return {};
+  std::string buffer = std::move(*kept);
+  *kept = std::string{};
   buffer.clear();
   return buffer;
 }
 
 void give_back_payload_buffer(std::string buffer) {
-  std::string& kept = this_threads_payload_buffer();
-  if (buffer.capacity() <= largest_kept_payload_buffer && buffer.capacity() > kept.capacity()) kept = std::move(buffer);
+  std::string* kept = this_threads_payload_buffer();
+  if (kept && buffer.capacity() <= largest_kept_payload_buffer && buffer.capacity() > kept->capacity())
+    *kept = std::move(buffer);
 }
 
 }  // namespace detail

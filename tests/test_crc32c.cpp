@@ -30,6 +30,17 @@ TEST(Crc32c, StandardValues) {
   EXPECT_EQ(of(""), 0u);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// Every x86-64 machine this runs on has SSE 4.2: the instruction's way is the one taken.
+TEST(Crc32c, X86UsesTheInstruction) {
+#ifndef SAVEKIT_CRC32C_INSTRUCTION
+  FAIL() << "the instruction's way was not compiled";
+#else
+  EXPECT_TRUE(savekit::detail::processor_has_crc32c());
+#endif
+}
+#endif
+
 TEST(Crc32c, InPiecesAsInOneAndEveryWayAgrees) {
   std::mt19937 rng(46);
   std::string bytes(4096 + 16, '\0');

@@ -163,10 +163,31 @@ TEST(Seal, IntoAReusedStringAsIntoANewOne) {
   opened = "left over";
   EXPECT_EQ(savekit::unseal_into(opened, damaged, &keys, here).error().code(), errc::tampered);
   EXPECT_TRUE(opened.empty());
+  // Opened into itself and refused after decryption (too large): no plaintext left behind.
+  const savekit::seal_options encrypted_only{.compression = seal_compression::none};
+  std::string in_place = *savekit::seal(std::string(100, 's'), encrypted_only, here, &keys);
+  savekit::unseal_options small;
+  small.max_original_bytes = 10;
+  EXPECT_EQ(savekit::unseal_into(in_place, in_place, &keys, here, small).error().code(), errc::value_too_large);
+  EXPECT_TRUE(in_place.empty());
+  // A context that is a view of the string sealed into: bound to the name as it was.
+  std::string reused = "slot1";
+  ASSERT_TRUE(savekit::seal_into(reused, "bytes", {}, {.name = reused, .schema_version = 3, .player = "p-42"}, &keys));
+  EXPECT_EQ(*savekit::unseal(reused, &keys, here), "bytes");
   sealed = "left over";
   EXPECT_EQ(savekit::seal_into(sealed, "x", {.level = 99}, here, &keys).error().code(), errc::invalid_value);
   EXPECT_TRUE(sealed.empty());
 }
+
+// A game that saves from a static destructor, at exit: after this thread's thread_local
+// buffers are destroyed (ASan saw their freed memory written before they were guarded).
+struct seals_at_exit {
+  ~seals_at_exit() {
+    const savekit::keyring keys{key_of(1, 0x42)};
+    auto sealed = savekit::seal("goodbye", {}, here, &keys);
+    if (!sealed || *savekit::unseal(*sealed, &keys, here) != "goodbye") std::abort();
+  }
+} seal_at_exit;
 
 TEST(Seal, CompressionShrinksWhatRepeatsAndEncryptionHidesIt) {
   savekit::keyring keys{key_of(1, 7)};

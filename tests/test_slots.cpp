@@ -765,6 +765,23 @@ TEST_F(Slots, GenerationNumbersNeverWrapAround) {
   EXPECT_EQ(*s.read<SaveGame>("slot1"), game(2));
 }
 
+// A write encodes into the buffer the thread kept from its last write: a small save after a
+// large one holds none of the large one's bytes, on the calling thread and on the worker.
+TEST_F(Slots, ASmallSaveAfterALargeOneIsItself) {
+  savekit::slots s = open();
+  SaveGame large = game(1);
+  large.Inventory.assign(100000, {7, 7});
+  ASSERT_TRUE(s.write("big", large));
+  ASSERT_TRUE(s.write("small", game(2)));
+  s.write_async("big", large, {});
+  s.write_async("small", game(3), {});
+  ASSERT_TRUE(s.flush());
+  EXPECT_EQ(*s.read<SaveGame>("big"), large);
+  EXPECT_EQ(*s.read<SaveGame>("small"), game(3));
+  EXPECT_EQ(s.info("small")->bytes, savekit::to_msgpack(game(3)).size());
+  EXPECT_EQ(s.history("small")->at(1).bytes, savekit::to_msgpack(game(2)).size());
+}
+
 TEST_F(Slots, MetadataThatIsWrittenReadsBack) {
   savekit::slots s = open();
   ASSERT_TRUE(s.write("slot1", game(1)));
