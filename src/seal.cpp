@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "little_endian.hpp"
+#include "thread_kept.hpp"
 
 namespace savekit {
 
@@ -110,17 +111,10 @@ struct scratch {
   std::string covered;
   std::string opened;
 };
-// Set when this thread's buffers are destroyed: a save from a static destructor at exit
-// (which runs after every thread_local's) then uses buffers of its own.
-thread_local bool thread_scratch_gone = false;
-struct thread_scratch_holder {
-  scratch buffers;
-  ~thread_scratch_holder() { thread_scratch_gone = true; }
-};
+// This thread's buffers, or `fallback` once they are destroyed (thread_kept.hpp).
 scratch& thread_scratch(scratch& fallback) {
-  if (thread_scratch_gone) return fallback;
-  thread_local thread_scratch_holder holder;
-  return holder.buffers;
+  scratch* kept = detail::thread_kept<scratch>();
+  return kept ? *kept : fallback;
 }
 void trim(std::string& buffer) {
   if (buffer.capacity() > (std::size_t{1} << 20)) std::string{}.swap(buffer);
@@ -153,28 +147,21 @@ void digest(const unsigned char* key, std::string_view covered, std::string_view
   crypto_generichash_final(&state, out, sealed_tag_bytes_digest);
 }
 
-// zstd's contexts: one of each per thread, made once. After the thread's are destroyed (a
-// save from a static destructor at exit) a call makes its own, owned by `own`.
+// zstd's contexts: one of each per thread, made once. After the thread's are destroyed
+// (thread_kept.hpp) a call makes its own, owned by `own`.
 using owned_cctx = std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)>;
 using owned_dctx = std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)>;
-thread_local bool zstd_contexts_gone = false;
 struct zstd_contexts {
   owned_cctx compressing{ZSTD_createCCtx(), ZSTD_freeCCtx};
   owned_dctx decompressing{ZSTD_createDCtx(), ZSTD_freeDCtx};
-  ~zstd_contexts() { zstd_contexts_gone = true; }
 };
-zstd_contexts* thread_zstd_contexts() {
-  if (zstd_contexts_gone) return nullptr;
-  thread_local zstd_contexts contexts;
-  return &contexts;
-}
 ZSTD_CCtx* compressor(owned_cctx& own) {
-  if (zstd_contexts* c = thread_zstd_contexts(); c && c->compressing) return c->compressing.get();
+  if (zstd_contexts* c = detail::thread_kept<zstd_contexts>(); c && c->compressing) return c->compressing.get();
   own.reset(ZSTD_createCCtx());
   return own.get();
 }
 ZSTD_DCtx* decompressor(owned_dctx& own) {
-  if (zstd_contexts* c = thread_zstd_contexts(); c && c->decompressing) return c->decompressing.get();
+  if (zstd_contexts* c = detail::thread_kept<zstd_contexts>(); c && c->decompressing) return c->decompressing.get();
   own.reset(ZSTD_createDCtx());
   return own.get();
 }

@@ -4,8 +4,10 @@
 // callbacks on the thread slots_options::completions names. In WebAssembly without threads
 // the write happens at the call and is saved once IndexedDB says it is durable.
 #include <algorithm>
+#include <utility>
 
 #include "slots_state.hpp"
+#include "thread_kept.hpp"
 
 namespace savekit {
 
@@ -67,33 +69,24 @@ namespace detail {
 
 namespace {
 constexpr std::size_t largest_kept_payload_buffer = std::size_t{64} << 20;
-// Set when this thread's buffer is destroyed: a save from a static destructor at exit
-// (which runs after every thread_local's) then allocates its own.
-thread_local bool payload_buffer_gone = false;
-struct kept_payload_buffer {
-  std::string buffer;
-  ~kept_payload_buffer() { payload_buffer_gone = true; }
+struct payload_buffer {
+  std::string bytes;
 };
-std::string* this_threads_payload_buffer() {
-  if (payload_buffer_gone) return nullptr;
-  thread_local kept_payload_buffer kept;
-  return &kept.buffer;
-}
 }  // namespace
 
+// (Once the thread's kept buffer is destroyed, thread_kept.hpp, a write allocates its own.)
 std::string take_payload_buffer() {
-  std::string* kept = this_threads_payload_buffer();
+  payload_buffer* kept = thread_kept<payload_buffer>();
   if (!kept) return {};
-  std::string buffer = std::move(*kept);
-  *kept = std::string{};
+  std::string buffer = std::exchange(kept->bytes, {});
   buffer.clear();
   return buffer;
 }
 
 void give_back_payload_buffer(std::string buffer) {
-  std::string* kept = this_threads_payload_buffer();
-  if (kept && buffer.capacity() <= largest_kept_payload_buffer && buffer.capacity() > kept->capacity())
-    *kept = std::move(buffer);
+  payload_buffer* kept = thread_kept<payload_buffer>();
+  if (kept && buffer.capacity() <= largest_kept_payload_buffer && buffer.capacity() > kept->bytes.capacity())
+    kept->bytes = std::move(buffer);
 }
 
 }  // namespace detail
