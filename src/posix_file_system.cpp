@@ -391,8 +391,10 @@ class posix_fs final : public file_system {
 }  // namespace
 
 file_system& posix_file_system() {
-  static posix_fs instance;
-  return instance;
+  // Never destroyed: a save from a static destructor at exit (a game saving as it quits)
+  // may come after every other static is gone. (It holds no state to release.)
+  static posix_fs* const instance = new posix_fs;
+  return *instance;
 }
 
 }  // namespace savekit

@@ -782,6 +782,18 @@ TEST_F(Slots, ASmallSaveAfterALargeOneIsItself) {
   EXPECT_EQ(s.history("small")->at(1).bytes, savekit::to_msgpack(game(2)).size());
 }
 
+// A game that saves from a static destructor, at exit: after this thread's kept payload
+// buffer is destroyed (src/thread_kept.hpp). Every test process ends through it.
+struct saves_at_exit {
+  ~saves_at_exit() {
+    test_support::temp_dir dir;
+    auto s = savekit::slots::open(dir.path().string());
+    if (!s || !s->write("quit", game(9)) || !s->write("quit", game(10))) std::abort();
+    auto back = s->read<SaveGame>("quit");
+    if (!back || !(*back == game(10))) std::abort();
+  }
+} save_at_exit;
+
 TEST_F(Slots, MetadataThatIsWrittenReadsBack) {
   savekit::slots s = open();
   ASSERT_TRUE(s.write("slot1", game(1)));
