@@ -99,10 +99,10 @@ def wasm_section(data, out):
         out(f"In memory, {first['iterations']:,} saves and loads per run; {native_run.get('interleaved_rounds', 1)} rounds, "
             "each running the native build (g++ -O3, the same code, peers and C++ standard: bench/study_a_native.cpp), "
             "node and Chromium in turn, the order rotating; ns per operation, medians of the rounds; "
-            "× = WebAssembly ÷ native, the median of the rounds' own ratios (the target is ≤ 1.3). ")
+            "× = WebAssembly ÷ native, the median of the rounds' own ratios. ")
     else:
         out(f"In memory, {first['iterations']:,} saves and loads per run, median of {first['runs']} runs, ns per operation; "
-            "× = WebAssembly ÷ native (the target is ≤ 1.3). ")
+            "× = WebAssembly ÷ native. ")
     lines_env = " · ".join(f"{k}: {d['environment']}" for k, d in (("node", node), ("Chromium", chromium)) if d)
     out(lines_env + ". The peers' rows (nlohmann/json, RapidJSON) show what this machine makes of WebAssembly "
         "for code savekit does not control.")
@@ -133,6 +133,12 @@ def wasm_section(data, out):
         for w in chromium["indexeddb"]:
             nat = durable.get(w["name"])
             out(f"| {w['name']} | {'–' if nat is None else f'{nat:.0f}'} | {w['save_commit_us']:.0f} |")
+        out("")
+    verdicts = [line for line in wasm_headline(data) if line.startswith("In ")]
+    if verdicts:
+        out("The target in each engine: every savekit row faster than every peer's, and savekit's compact form "
+            "faster than the hand-written codec of the same bytes (bench/status_floor.hpp) through the same store. "
+            + " ".join(verdicts))
         out("")
     out("The seed's WebGL column (Unity WebGL build, PlayerPrefs, **theirs**, other machine), ns per operation: "
         + "; ".join(f"{way} {save * 100:.0f} · {load * 100:.0f}" for way, _, _, save, load in SEED_A) + ".")
@@ -274,14 +280,17 @@ def headline(data):
 
     a = data["study_a"]
     savekit_a = [r for r in a if r["library"] == "savekit"]
-    peers_a = [r for r in a if r["library"] not in ("savekit", "savekit::prefs") and not r.get("loads_only")]
+    peers_a = [r for r in a if r["library"] not in ("savekit", "savekit::prefs", "hand-written")
+               and not r.get("loads_only")]
+    floor_a = [r for r in a if r["library"] == "hand-written"]
     baseline_a = [r for r in a if r["library"] == "savekit::prefs"]
     fastest_a = min(peers_a, key=lambda r: ns(r["save_ms"]) + ns(r["load_ms"]), default=None)
     lines = [f"Medians of {data['runs']} runs of {n:,}, ns per operation; {m['cpu']}, g++ `{m['flags'].strip()}`, "
              f"{m['date'][:10]}.", "",
              "| study A: the seed's Status through the store | stored as | save | load |", "|---|---|---:|---:|"]
-    for r in baseline_a + savekit_a + ([fastest_a] if fastest_a else []):
-        label = r["way"] + (" (fastest peer)" if r is fastest_a else " (the seed's baseline)" if r in baseline_a else "")
+    for r in baseline_a + savekit_a + floor_a + ([fastest_a] if fastest_a else []):
+        label = r["way"] + (" (fastest peer)" if r is fastest_a else " (the seed's baseline)" if r in baseline_a
+                            else " (the same bytes)" if r in floor_a else "")
         lines.append(f"| {label} | {r['stored_as']} | {show(ns(r['save_ms']))} | {show(ns(r['load_ms']))} |")
     lines += ["", "| study B: the seed's SaveGame | size (B) | serialize | deserialize |", "|---|---:|---:|---:|"]
     b = data["study_b"]
@@ -292,6 +301,73 @@ def headline(data):
         for r in ours + ([fastest] if fastest else []):
             label = r["library"] + (f" (fastest {kind} peer)" if r is fastest else "")
             lines.append(f"| {label} | {r['size']} | {show(ns(r['serialize_ms']))} | {show(ns(r['deserialize_ms']))} |")
+    return lines + wasm_headline(data)
+
+
+def wasm_verdicts(data):
+    """Per engine measured (node, Chromium): study A's medians per way, and whether every savekit
+    row saves and loads faster than every peer's, and savekit's compact form than the
+    hand-written codec of the same bytes (the targets of issue 46)."""
+    engines = []
+    for env, label in (("node", "node"), ("chromium", "Chromium")):
+        d = data.get(f"wasm_{env}")
+        if not d:
+            continue
+        med = {w["name"]: (statistics.median(w["save_ns"]), statistics.median(w["load_ns"])) for w in d["memory"]}
+        ours = {k: v for k, v in med.items() if k.startswith("savekit")}
+        floor = med.get("hand-written compact codec")
+        peers = {k: v for k, v in med.items()
+                 if not k.startswith("savekit") and k != "hand-written compact codec" and k != "non Serialize (11 keys)"}
+        compact = ours.get("savekit MessagePack compact")
+        # (savekit row, save or load, the faster peer, its time) for each peer faster than a savekit row
+        beaten = []
+        for name, o in ours.items():
+            for i, op in ((0, "save"), (1, "load")):
+                faster = [(k, v[i]) for k, v in peers.items() if v[i] <= o[i]]
+                if faster:
+                    peer, t = min(faster, key=lambda kv: kv[1])
+                    beaten.append((name, op, o[i], peer, t))
+        verdict = {
+            "peers": beaten if peers else None,
+            "floor": (compact[0] < floor[0], compact[1] < floor[1]) if compact and floor else None,
+        }
+        engines.append((label, med, ours, floor, peers, verdict))
+    return engines
+
+
+def wasm_headline(data):
+    engines = wasm_verdicts(data)
+    if not engines:
+        return []
+    lines = ["", "| study A as WebAssembly, ns | " + " | ".join(f"{e[0]} save | {e[0]} load" for e in engines) + " |",
+             "|---|" + "---:|---:|" * len(engines)]
+    first = engines[0]
+    fastest_peer = min(first[4], key=lambda k: sum(first[4][k]), default=None)
+    names = list(first[2]) + (["hand-written compact codec"] if first[3] else []) + ([fastest_peer] if fastest_peer else [])
+    for name in names:
+        label = name + (" (the same bytes)" if name == "hand-written compact codec" else
+                        " (fastest peer)" if name == fastest_peer else "")
+        cells = []
+        for e in engines:
+            got = e[1].get(name)
+            cells += [f"{got[0]:.0f}", f"{got[1]:.0f}"] if got else ["–", "–"]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for label, _, _, _, peers, verdict in engines:
+        said = []
+        if verdict["peers"] is not None:
+            said.append("every savekit row saves and loads faster than every peer's" +
+                        ("" if not verdict["peers"] else ", **except** " + ", ".join(
+                            f"{name}'s {op} ({t:.0f} ns; {peer} {pt:.0f} ns)"
+                            for name, op, t, peer, pt in verdict["peers"])))
+        if verdict["floor"] is not None:
+            save_ok, load_ok = verdict["floor"]
+            said.append("savekit's compact form " + ("saves and loads" if save_ok and load_ok else
+                                                     "saves" if save_ok else "loads" if load_ok else "neither saves nor loads")
+                        + " faster than the hand-written codec of the same bytes" +
+                        ("" if save_ok and load_ok else " (**not** " + ("loads" if save_ok else "saves" if load_ok
+                                                                         else "either") + ")"))
+        lines.append(f"In {label}: " + "; ".join(said) + ".")
     return lines
 
 
@@ -770,6 +846,75 @@ def wasm_gap_report(path):
     print("take away the harness's own call (the row \"nothing\") from each build's time.")
 
 
+def plain_loop_report(path):
+    """plain_loop_caller's JSON lines, both standards: medians per way, beside savekit and the floor."""
+    median = medians_by(path, ("std", "way"))
+    sizes = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("{"):
+                r = json.loads(line)
+                sizes[r["way"]] = r["bytes"]
+    standards = sorted({k[0] for k in median})
+    ways = sorted({k[1] for k in median}, key=lambda w: median[(standards[0], w)])
+    print("| way | bytes | " + " | ".join(f"{s} ns | ÷ savekit | ÷ floor" for s in standards) + " |")
+    print("|---|---:|" + "---:|---:|---:|" * len(standards))
+    for way in ways:
+        cells = []
+        for s in standards:
+            ns = median.get((s, way))
+            if ns is None:
+                sys.exit(f"plain_loop_caller: {way} measured under {s} only")
+            cells += [f"{ns:.1f}", f"{ns / median[(s, 'savekit compact')]:.2f}",
+                      f"{ns / median[(s, 'hand-written floor')]:.2f}"]
+        print(f"| {way} | {sizes[way]} | " + " | ".join(cells) + " |")
+    print()
+    print("SaveGame written in a plain loop into a reused buffer, its size stored into a volatile, "
+          "compiled -O2 in a program of its own per C++ standard (bench/plain_loop_caller.cpp): "
+          "the caller a game is, beside Google Benchmark's above. msgpack-cxx's array form writes "
+          "the same bytes as savekit's compact form (checked before timing).")
+
+
+def browser_e2e_report(path):
+    """bench/web/run_browser_e2e.mjs's JSON: savekit beside the same IndexedDB requests made by
+    JavaScript (medians), then the slots' open beside a getAll of the same records."""
+    with open(path) as f:
+        d = json.load(f)
+    saves, med = d["saves"], lambda v: statistics.median(v)
+    print(f"{d['environment']}; {d['rounds']} rounds, savekit and the floor taking turns; medians, ms.")
+    print()
+    print("| from the call to the transaction's complete | savekit | floor | ÷ floor | target |")
+    print("|---|---:|---:|---:|---|")
+    for label, ours, floor in (("store `save_async` of one changed key (the seed's Status)", "store_save", "store_floor"),
+                               ("slot `write_async` of a 100 KB save (put, and the oldest generation deleted)",
+                                "slot_write", "slot_floor")):
+        r = med(saves[ours]) / med(saves[floor])
+        print(f"| {label} | {med(saves[ours]):.2f} | {med(saves[floor]):.2f} | {r:.2f} | ≤ 1.2: "
+              f"{'met' if r <= 1.2 else '**missed**'} |")
+    print()
+    print(f"Of the slot write, `write()` itself (encoding, checksums, the file in memory) takes "
+          f"{med(saves['slot_write_in_memory']):.2f} ms; the rest is the browser's transaction. The floor is a "
+          "put of a record of the generation file's size (incompressible bytes, as the save's: Chromium "
+          "compresses what it stores) and the delete of the oldest, in one readwrite transaction with durability "
+          "\"strict\", made by the page's own JavaScript.")
+    print()
+    fill, floor, ours = d["fill"], d["open_floor"], d["open_savekit"]
+    mb = fill["slots"] * fill["generations"] * fill["bytes"] / 1e6
+    print(f"Opening slots that hold {fill['slots']} slots × {fill['generations']} generations of "
+          f"{fill['bytes'] / 1e6:.1f} MB ({mb:.0f} MB; written in {fill['fill_ms'] / 1000:.1f} s), "
+          f"each open in a fresh page, {len(ours)} of each in turn:")
+    print()
+    print("| | ms to the load menu | JavaScript heap after | WebAssembly heap after |")
+    print("|---|---:|---:|---:|")
+    print(f"| a plain `getAll` of the same records (the floor) | {med([r['open_ms'] for r in floor]):,.0f} | "
+          f"{med([r['js_heap_bytes'] for r in floor]) / 1e6:,.0f} MB | – |")
+    print(f"| `open_slots` + `list()` | {med([r['open_and_list_ms'] for r in ours]):,.0f} | "
+          f"{med([r['js_heap_bytes'] for r in ours]) / 1e6:,.0f} MB | {med([r['heap_bytes'] for r in ours]) / 1e6:,.0f} MB |")
+    print()
+    print(f"The target: the menu well under 100 ms, holding the headers and at most the newest generation "
+          f"of the slots read — {'met' if med([r['open_and_list_ms'] for r in ours]) < 100 else '**missed**'}.")
+
+
 def seal_wasm_report(path):
     """seal_costs' JSON lines from both builds: medians per case, WebAssembly beside native."""
     median = medians_by(path, ("target", "op", "way", "bytes"))
@@ -863,6 +1008,10 @@ if __name__ == "__main__":
         seal_report(args[0])
     elif command == "seal-wasm" and len(args) == 1:
         seal_wasm_report(args[0])
+    elif command == "browser-e2e" and len(args) == 1:
+        browser_e2e_report(args[0])
+    elif command == "plain-loop" and len(args) == 1:
+        plain_loop_report(args[0])
     elif command == "wasm-gap" and len(args) == 1:
         wasm_gap_report(args[0])
     elif command == "study-a-layers" and len(args) == 1:

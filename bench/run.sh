@@ -9,6 +9,7 @@
 #   bench/run.sh seal   [benchmark flags]    sealed saves: zstd/zlib/lz4 ratios and speeds, seal costs (seal_bench)
 #   bench/run.sh e2e    [benchmark flags]    prefs set/save and slots write/list beside their floors (e2e_bench)
 #   bench/run.sh seal-wasm                   sealing's costs natively and as WebAssembly under node (seal_costs)
+#   bench/run.sh browser-e2e                 saves and the slots' open in Chromium beside IndexedDB's own requests
 #   bench/run.sh wasm-gap                    study A's compact round trip taken apart, native and wasm (wasm_gap)
 #   bench/run.sh server [--seconds S]        savekit-server under load beside its database driver (server_load)
 #   bench/run.sh cloud                       the cloud sync beside the same requests by libcurl alone (cloud_bench)
@@ -74,6 +75,27 @@ if [ "$name" = browser-soak ]; then
   scripts/test.sh wasm
   SAVEKIT_BROWSER_LONG=1 SAVEKIT_BROWSER_TEST='a gigabyte' NODE_PATH=/usr/share/nodejs \
     node tests/web/run_browser_tests.mjs build/wasm
+  exit 0
+fi
+if [ "$name" = browser-e2e ]; then
+  # Saves in Chromium beside the same IndexedDB requests made by the page's JavaScript, and
+  # the slots' open (50 slots x 3 generations of 1 MB) beside a getAll of the same records.
+  scripts/install-deps.sh
+  npm ci --prefix tests/web --no-audit --no-fund --loglevel=error
+  export NODE_PATH=/usr/share/nodejs
+  scripts/build-wasm-deps.sh build/wasm-deps
+  cmake --preset emscripten >/dev/null
+  cmake --build --preset emscripten --target browser_e2e_web
+  mkdir -p bench/results
+  node bench/web/run_browser_e2e.mjs build/wasm bench/results/browser_e2e.json "${@:2}"
+  {
+    echo "# In the browser: savekit's saves and its slots' open beside IndexedDB's own requests"
+    echo
+    echo "Produced by \`bench/run.sh browser-e2e\` on $(date -u +%Y-%m-%d) (bench/web/run_browser_e2e.mjs)."
+    echo
+    /usr/bin/python3 bench/report.py browser-e2e bench/results/browser_e2e.json
+  } >bench/results/browser_e2e.md
+  echo "wrote bench/results/browser_e2e.md"
   exit 0
 fi
 if [ "$name" = wasm-gap ]; then
@@ -237,7 +259,7 @@ case "$name" in
   slots) program=slots_bench title="Slots benchmark" ;;
   e2e) program=e2e_bench title="From the game's call to durable: each step beside its floor" ;;
   seal) program=seal_bench title="Sealed saves benchmark" ;;
-  *) echo "usage: bench/run.sh codecs|store|slots|e2e|seal|seal-wasm|wasm-gap|server [benchmark flags]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh codecs|store|slots|e2e|seal|seal-wasm|wasm-gap|browser-e2e|browser-soak|ha|server [benchmark flags]" >&2; exit 2 ;;
 esac
 shift
 scripts/install-deps.sh
@@ -264,6 +286,21 @@ SAVEKIT_BENCH_DIR=build/release/store-bench "build/release/bench/$program" --ben
 echo "wrote $results/$name.md"
 if [ "$name" = slots ] || [ "$name" = seal ]; then
   python3 scripts/embed_results.py README.md "$name-bench" "$results/$name.md" && echo "updated README.md"
+fi
+if [ "$name" = codecs ]; then  # and SaveGame's write as a plain loop calls it, as C++20 and C++23
+  cmake --build --preset release --target plain_loop_caller_cxx20 plain_loop_caller_cxx23
+  : >"$results/codecs_plain_loop.jsonl"
+  for round in 1 2 3; do  # the two programs in turn: the machine's moments fall on both
+    for standard in 20 23; do
+      "build/release/bench/plain_loop_caller_cxx$standard" --rounds 3 >>"$results/codecs_plain_loop.jsonl"
+    done
+  done
+  {
+    echo
+    echo "### SaveGame — write, from a plain loop"
+    echo
+    /usr/bin/python3 bench/report.py plain-loop "$results/codecs_plain_loop.jsonl"
+  } >>"$results/$name.md"
 fi
 if [ "$name" = codecs ]; then  # savekit beside glaze: the geometric means and the cases behind
   python3 scripts/embed_results.py README.md codecs-vs-glaze "$results/codecs_headline.md" && echo "updated README.md"

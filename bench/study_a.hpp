@@ -22,6 +22,7 @@
 #include "peers/rapidjson.hpp"
 #include "peers/savekit_ways.hpp"
 #include "per_key.hpp"
+#include "status_floor.hpp"
 #ifdef SAVEKIT_STUDY_A_ALL_PEERS
 #include "peers/boost_serialization.hpp"
 #include "peers/cereal.hpp"
@@ -146,6 +147,22 @@ inline std::vector<way_a> study_a_ways() {
   ways.push_back(savekit_object("savekit MessagePack map", savekit::object_encoding::msgpack, "bytes (byte-clean)"));
   ways.push_back(
       savekit_object("savekit MessagePack compact", savekit::object_encoding::msgpack_compact, "bytes (byte-clean)"));
+  // The same bytes as savekit's compact form, by the hand-written codec, through the same
+  // store: the least code for the job (bench/status_floor.hpp), savekit's floor in each engine.
+  {
+    auto buffer = std::make_shared<std::vector<std::byte>>();
+    ways.push_back({"hand-written compact codec", "hand-written", "bytes (byte-clean)",
+                    [buffer](savekit::prefs& p, const Status& s) {
+                      status_floor::floor_write(s, *buffer);
+                      check(p.set_bytes("status", *buffer), "set_bytes");
+                    },
+                    [buffer](const savekit::prefs& p, Status& s) {
+                      check(p.get_bytes_into("status", *buffer), "get_bytes_into");
+                      const auto* bytes = reinterpret_cast<const unsigned char*>(buffer->data());
+                      if (!status_floor::floor_read(bytes, bytes + buffer->size(), s))
+                        die("hand-written compact codec: read failed");
+                    }});
+  }
   using savekit_msgpack_base64 = savekit_msgpack_as_text<text_of_msgpack::base64>;
   using savekit_msgpack_json = savekit_msgpack_as_text<text_of_msgpack::json>;
   add_peer_way<savekit_msgpack_base64>(ways, savekit_msgpack_base64::name, "Base64 text", false);

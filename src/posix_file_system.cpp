@@ -38,6 +38,16 @@ file_system::file_info info_of(const struct stat& st) {
   return info;
 }
 
+// The fstat open() made of a file it opened to read, for the stat(fd) that follows it
+// (the load menu opens, stats, reads and closes a file per slot: one system call fewer
+// each). Per thread, used once, forgotten at close: a read-only descriptor, looked at
+// again a moment later, would say the same.
+struct opened_stat {
+  int fd = -1;
+  struct stat st {};
+};
+thread_local opened_stat opened_to_read;
+
 std::string directory_of(const std::string& path) {
   auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -100,7 +110,9 @@ class posix_lock final : public file_system::lock_token {
 class posix_fs final : public file_system {
  public:
   result<int> open(const std::string& path, open_mode mode, std::uint32_t permissions) override {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below).
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below). A file
+    // made here (O_CREAT | O_EXCL, which refuses any name that exists, links included) is a
+    // new regular file: it needs neither, nor the check.
     int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
     switch (mode) {
       case open_mode::read:
@@ -110,11 +122,13 @@ class posix_fs final : public file_system {
         flags |= O_RDWR | O_APPEND;
         break;
       case open_mode::create_new:
-        flags |= O_RDWR | O_CREAT | O_EXCL;
+        flags = O_CLOEXEC | O_NOFOLLOW | O_RDWR | O_CREAT | O_EXCL;
         break;
     }
     int fd = ::open(path.c_str(), flags, static_cast<mode_t>(permissions));
+    if (fd >= 0 && mode == open_mode::create_new) return fd;
     if (fd < 0) {
+      if (errno == EEXIST) return error{errc::already_exists, 0, path + " exists"};
       if (errno == ENOENT) return error{errc::not_found, 0, "no file " + path};
       if (errno == ELOOP) return error{errc::invalid_path, 0, path + " is a symbolic link (opened where it points)"};
       if (errno == EISDIR) return error{errc::invalid_path, 0, path + " is a folder, not a store file"};
@@ -130,6 +144,7 @@ class posix_fs final : public file_system {
       ::close(fd);
       return error{errc::invalid_path, 0, path + " is not a regular file"};
     }
+    if (mode == open_mode::read) opened_to_read = {fd, st};
     // Reads of a regular file ignore O_NONBLOCK; writes keep blocking semantics by its
     // removal. (Two system calls saved per file read: the load menu opens one per slot.)
     if (mode != open_mode::read) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -201,6 +216,7 @@ class posix_fs final : public file_system {
   }
 
   void close(int fd) override {
+    if (fd == opened_to_read.fd) opened_to_read.fd = -1;
 #if defined(__EMSCRIPTEN__)
     std::string key;
     {
@@ -217,6 +233,10 @@ class posix_fs final : public file_system {
   }
 
   result<file_info> stat(int fd) override {
+    if (fd == opened_to_read.fd) {  // once: a later stat (a replaced file?) looks again
+      opened_to_read.fd = -1;
+      return info_of(opened_to_read.st);
+    }
     struct stat st {};
     if (::fstat(fd, &st) != 0) return io_error("fstat", "store file");
     return info_of(st);
@@ -232,9 +252,13 @@ class posix_fs final : public file_system {
   }
 
   status copy_permissions(int fd, const file_info& like) override {
-    if (::fchmod(fd, static_cast<mode_t>(like.permissions & 07777)) != 0) return io_error("fchmod", "store file");
+    // (Looked at first: a new file usually has them already, and a chmod is a change the
+    // next sync must write.)
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && (st.st_uid != like.owner || st.st_gid != like.group)) {
+    const bool known = ::fstat(fd, &st) == 0;
+    if (!known || (st.st_mode & 07777) != (like.permissions & 07777))
+      if (::fchmod(fd, static_cast<mode_t>(like.permissions & 07777)) != 0) return io_error("fchmod", "store file");
+    if (known && (st.st_uid != like.owner || st.st_gid != like.group)) {
       // Only a privileged process may give a file away; anyone else keeps it as it is.
       (void)!::fchown(fd, static_cast<uid_t>(like.owner), static_cast<gid_t>(like.group));
     }

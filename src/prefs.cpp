@@ -177,13 +177,20 @@ result<std::string> prefs::try_get_string_at(const std::string_view& key) const 
 }
 
 result<std::vector<std::byte>> prefs::get_bytes(std::string_view key) const {
+  std::vector<std::byte> out;
+  if (status got = get_bytes_into(key, out); !got) return std::move(got).error();
+  return out;
+}
+
+status prefs::get_bytes_into(std::string_view key, std::vector<std::byte>& into) const {
   std::lock_guard lock(state_->mutex);
   const entry* found = find(key);
   if (!found) return key_error(errc::not_found, key, "no entry under this key");
   if (found->type != value_type::bytes && found->type != value_type::string)
     return key_error(errc::wrong_type, key, "entry holds " + std::string{to_string(found->type)} + ", not bytes");
   const auto* data = reinterpret_cast<const std::byte*>(found->bytes.data());
-  return std::vector<std::byte>(data, data + found->bytes.size());
+  into.assign(data, data + found->bytes.size());
+  return {};
 }
 
 result<stored_value> prefs::get_raw(std::string_view key) const {

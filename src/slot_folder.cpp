@@ -93,8 +93,11 @@ result<slot_files> slot_folder::scan_slot(std::string_view name, const std::stri
   if (!all) return std::move(all).error();
   auto it = all->find(base);
   if (it == all->end()) return slot_files{};
-  slot_files files = std::move(it->second);
-  if (base.find('~') != std::string::npos) {
+  return own_files(name, base, std::move(it->second));
+}
+
+slot_files slot_folder::own_files(std::string_view name, const std::string& base, slot_files files) {
+  if (base.find('~') != std::string::npos) {  // a hashed base (invariant 5)
     std::vector<std::uint64_t> mine;
     for (std::uint64_t g : files.generations) {
       result<inspected> r = inspect(base, g, sections::head, name);

@@ -18,8 +18,12 @@
 //  5. The file name numbers a generation; the header names its slot. A hashed base (a long
 //     name) may hold several names: a generation whose header names another slot is not
 //     this slot's.
-//  6. Pruning keeps the newest keep_generations intact generations and the damaged ones
-//     among them; nothing is pruned before the newer generation is durable.
+//  6. Pruning keeps the newest keep_generations generations and the damaged ones among
+//     them. The generations it removes go after the new one is renamed into place and
+//     before the folder sync that makes it last (one sync for both); the slot's newest
+//     before the write (pruned only with keep_generations 1) goes only after that sync.
+//     A crash between them can cost an old generation the write was pruning anyway, never
+//     the newest save acknowledged.
 //  7. Where the sealer authenticates, only a payload that opens is read or copied: a plain
 //     generation is read only when accept_unsealed, and only in a slot that holds no sealed
 //     one; a copied or renamed sealed payload is sealed again for its new name.
@@ -138,6 +142,8 @@ class slot_folder {
   // The files of the slot called name. A hashed base (a long name) may be shared by
   // another name: its generations are kept only if their header names this slot.
   result<slot_files> scan_slot(std::string_view name, const std::string& base);
+  // The same, from files scan() found under base.
+  slot_files own_files(std::string_view name, const std::string& base, slot_files files);
   // Reads generation file BASE.N's header and metadata, and the sections asked for,
   // checking each. Damage is reported in the result's check; an error is an I/O failure
   // (or a payload over the size limit), which says nothing about the file's bytes.
@@ -165,9 +171,10 @@ class slot_folder {
 
   // Writes one generation file (invariant 1) with the permissions of `like`, a file of the
   // slot's. On failure before the rename nothing of it is left under its final name.
+  // superseded: files removed after the rename, before the folder sync.
   status write_generation(const std::string& base, slot_header header, std::string_view name,
                           std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload,
-                          const std::string& like = {});
+                          const std::string& like = {}, const std::vector<std::string>& superseded = {});
   // Writes the slot's next generation (invariant 2), stamped now (or at saved_at_us: a
   // save synced from another device keeps the time it was made), then prunes (invariant
   // 6). like_if_new: the file whose permissions a slot with no generation yet takes.
@@ -204,7 +211,11 @@ class slot_folder {
  private:
   result<found_generation> newest_intact_once(std::string_view name, sections asked, read_report* report,
                                               bool& pruned_meanwhile);
-  void prune(std::string_view name, const std::string& base);
+  struct superseded_files {
+    std::vector<std::string> early;  // removed before the new generation's folder sync
+    std::vector<std::string> late;   // after it: the slot's newest before the write
+  };
+  superseded_files superseded_by_next(const std::string& base, const slot_files& files) const;
   std::int64_t next_saved_at();
   result<std::string> open_sealed(const inspected& file, std::string_view payload, std::string_view name);
   bool holds_a_sealed_generation(std::string_view name);

@@ -19,17 +19,22 @@ std::int64_t now_us() {
 // To a temporary name, synced, renamed into place, the folder synced; the error says which
 // case a failure is. The file takes the permissions (and, where the process may, the
 // owner) of `like`: a save the player made private (chmod 600) stays private at the next write.
+// superseded: files to remove once the new one is in place, before the folder sync, so that
+// one sync makes both lasting (never the slot's newest before the write: see invariant 6).
 status slot_folder::write_generation(const std::string& base, slot_header header, std::string_view name,
                                      std::string_view meta_bytes, std::string_view thumbnail, std::string_view payload,
-                                     const std::string& like) {
+                                     const std::string& like, const std::vector<std::string>& superseded) {
   auto not_saved = [&](error e) {
     return error{e.code(), 0, quoted(name) + " was not saved (its previous save is kept): " + e.message()};
   };
   std::string head = encode_slot_head(header, name, meta_bytes, thumbnail, payload);
   const std::string temporary = path_of(base, header.generation, slot_file_kind::temporary);
   const std::string final_path = path_of(base, header.generation, slot_file_kind::generation);
-  (void)fs->remove(temporary);  // left by an interrupted write
   result<int> handle = fs->open(temporary, file_system::open_mode::create_new);
+  if (!handle && handle.error().code() == errc::already_exists) {  // left by an interrupted write
+    (void)fs->remove(temporary);
+    handle = fs->open(temporary, file_system::open_mode::create_new);
+  }
   if (!handle) return not_saved(std::move(handle).error());
   status written;
   if (!like.empty())
@@ -44,6 +49,7 @@ status slot_folder::write_generation(const std::string& base, slot_header header
     (void)fs->remove(temporary);
     return not_saved(std::move(written).error());
   }
+  for (const std::string& path : superseded) (void)fs->remove(path);
   if (status synced = fs->sync_directory(folder); !synced)
     return error{synced.error().code(), 0,
                  quoted(name) + " was saved, but the folder could not be synced: the save is what reads see, " +
@@ -51,16 +57,21 @@ status slot_folder::write_generation(const std::string& base, slot_header header
   return {};
 }
 
-void slot_folder::prune(std::string_view name, const std::string& base) {
-  result<slot_files> files = scan_slot(name, base);
-  if (!files) return;
+// What pruning removes once a new generation is written (invariant 6): the generations past
+// keep_generations, counting the new one, and the damaged ones older than the oldest kept.
+// early: all of them but the slot's newest before the write (kept to keep_generations 1),
+// which goes only once the new generation has lasted (the folder synced).
+slot_folder::superseded_files slot_folder::superseded_by_next(const std::string& base, const slot_files& files) const {
+  superseded_files out;
   const std::size_t keep = std::max<std::uint32_t>(options.keep_generations, 1);
-  if (files->generations.size() <= keep) return;
-  const std::uint64_t oldest_kept = files->generations[keep - 1];
-  for (std::size_t i = keep; i < files->generations.size(); ++i)
-    (void)fs->remove(path_of(base, files->generations[i], slot_file_kind::generation));
-  for (std::uint64_t g : files->damaged)
-    if (g < oldest_kept) (void)fs->remove(path_of(base, g, slot_file_kind::damaged));
+  if (files.generations.size() + 1 <= keep) return out;  // (the new one among them)
+  // The oldest generation kept: among the previous ones, or the new one alone (keep 1).
+  const std::uint64_t oldest_kept = keep >= 2 ? files.generations[keep - 2] : files.highest() + 1;
+  for (std::size_t i = keep - 1; i < files.generations.size(); ++i)
+    (i == 0 ? out.late : out.early).push_back(path_of(base, files.generations[i], slot_file_kind::generation));
+  for (std::uint64_t g : files.damaged)
+    if (g < oldest_kept) out.early.push_back(path_of(base, g, slot_file_kind::damaged));
+  return out;
 }
 
 // Strictly increasing within a run, so that the load menu's order is the order of the
@@ -83,9 +94,12 @@ status slot_folder::write_new_generation(std::string_view name, slot_header head
   const slot_files& files = (*all)[base];
   const std::string like =
       files.generations.empty() ? like_if_new : path_of(base, files.generations.front(), slot_file_kind::generation);
-  if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like); !written)
+  // (The folder is held, invariant 8: this scan is what the folder holds until the write.)
+  const superseded_files superseded = superseded_by_next(base, own_files(name, base, files));
+  if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like, superseded.early);
+      !written)
     return written;
-  prune(name, base);
+  for (const std::string& path : superseded.late) (void)fs->remove(path);
   return {};
 }
 

@@ -137,6 +137,25 @@ TEST(Allocations, Base64AndTranscodingIntoReusedBuffers) {
   EXPECT_EQ(bytes, packed);
 }
 
+// A game that keeps its own binary format in the store reads it back into its buffer every
+// time without an allocation (get_bytes_into), as it writes it (set_bytes).
+TEST(Allocations, BytesThroughTheStoreIntoAReusedVector) {
+  auto store = savekit::prefs::open(savekit::make_memory_backend());
+  ASSERT_TRUE(store);
+  const std::vector<std::byte> blob(300, std::byte{7});
+  std::vector<std::byte> back;
+  EXPECT_EQ(allocations_in_steady_state([&] {
+              ASSERT_TRUE(store->set_bytes("blob", blob));
+              ASSERT_TRUE(store->get_bytes_into("blob", back));
+            }),
+            0);
+  EXPECT_EQ(back, blob);
+  ASSERT_TRUE(store->set_int("n", 1));
+  EXPECT_EQ(store->get_bytes_into("n", back).error().code(), savekit::errc::wrong_type);
+  EXPECT_EQ(store->get_bytes_into("missing", back).error().code(), savekit::errc::not_found);
+  EXPECT_EQ(back, blob);  // left as it was
+}
+
 #ifdef SAVEKIT_TEST_SEAL
 // A game that seals every save (docs/sealed.md) pays no allocation for it: the subkeys are
 // derived when the key is made, and seal_into/unseal_into reuse the caller's string.

@@ -692,6 +692,53 @@ TEST(SlotFaults, APowerCutAtAnyPointOpensAtTheNewSaveOrThePreviousOne) {
   }
 }
 
+// A write that prunes removes the oldest generation before its folder sync, so that one
+// sync makes both last; the slot's newest save before the write is never the one removed
+// early. A power cut anywhere in such a write keeps the previous save, and once the write
+// is acknowledged the pruning has lasted too (before, it waited for the next write's sync).
+TEST(SlotFaults, APowerCutInAWriteThatPrunesKeepsThePreviousSaveAndAnAcknowledgedPruneLasts) {
+  for (std::uint32_t keep : {1u, 2u, 3u}) {
+    for (int at = 0;; ++at) {
+      test_support::fault_fs disk;
+      int start = 0;
+      bool acknowledged = false;
+      {
+        auto s = savekit::slots::open("/saves", {.keep_generations = keep, .fs = &disk});
+        ASSERT_TRUE(s);
+        for (int g = 1; g <= static_cast<int>(keep); ++g) ASSERT_TRUE(s->write("slot1", game(g)));
+        start = disk.operations();
+        disk.arm(test_support::fault_fs::fault::crash, start + at);
+        acknowledged = bool(s->write("slot1", game(10)));
+      }
+      const bool crashed = disk.crashed();
+      if (crashed) disk.power_cut();
+      disk.restart();  // (and the fault disarmed, had the write ended first)
+      auto s = savekit::slots::open("/saves", {.keep_generations = keep, .fs = &disk});
+      ASSERT_TRUE(s) << s.error().to_string();
+      auto newest = s->read<SaveGame>("slot1");
+      ASSERT_TRUE(newest) << "keep " << keep << ", power cut at operation " << at;
+      if (acknowledged) {
+        EXPECT_EQ(*newest, game(10)) << keep << " " << at;
+      } else {
+        EXPECT_TRUE(*newest == game(static_cast<int>(keep)) || *newest == game(10)) << keep << " " << at;
+      }
+      // The save before the write is there, whatever happened to the write (unless the write
+      // was acknowledged and keeps one generation: then it replaced it).
+      if (!acknowledged || keep > 1) {
+        auto previous = s->read_generation("slot1", keep);
+        ASSERT_TRUE(previous) << keep << " " << at << ": " << previous.error().to_string();
+      }
+      if (acknowledged && keep > 1) {
+        auto history = s->history("slot1");
+        ASSERT_TRUE(history);
+        EXPECT_EQ(history->size(), keep) << "keep " << keep << ", operation " << at;
+      }
+      if (!crashed) break;
+      ASSERT_LT(at, 60);
+    }
+  }
+}
+
 TEST(SlotFaults, AFullDiskIsReportedAndTheSlotKeepsItsSave) {
   test_support::fault_fs disk;
   auto s = savekit::slots::open("/saves", {.fs = &disk});

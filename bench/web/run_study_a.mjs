@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromiumVersion, launch, serve } from '../../tests/web/browser.mjs';
+import { chromiumVersion, closeBench, launch, serve } from '../../tests/web/browser.mjs';
 
 const [nativeBuild, wasmBuild, outDir, iterations = '10000', rounds = '7', indexeddb = '200'] = process.argv.slice(2);
 const port = 8766;
@@ -88,9 +88,6 @@ try {
     fs.writeFileSync(path.join(outDir, file), JSON.stringify(merged[name], null, 1));
   console.error(`study A, ${rounds} rounds in turn: ${outDir}/study_a_{native,wasm_node,wasm_chromium}.json`);
 } finally {
-  await context.close();
-  server.closeAllConnections();
-  server.close();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await closeBench(context, server, profile);
 }
 process.exit(0);

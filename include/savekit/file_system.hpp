@@ -26,7 +26,7 @@ class file_system {
   enum class open_mode {
     read,        // an existing file, for reading
     append,      // an existing file, for reading and appending
-    create_new,  // a new file (errc::io_error if the name exists), for reading and writing
+    create_new,  // a new file (errc::already_exists if the name exists), for reading and writing
   };
 
   struct file_info {

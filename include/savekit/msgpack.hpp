@@ -189,7 +189,9 @@ consteval std::size_t bounded_msgpack_size() {
 }
 
 template <class T>
-inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form);
+SAVEKIT_ALWAYS_INLINE char* put_bounded_msgpack(char* p, const T& value, msgpack_form form);
+template <class T>
+inline char* put_bounded_msgpack_aggregate(char* p, const T& value, msgpack_form form);
 template <class T>
 SAVEKIT_ALWAYS_INLINE char* put_sized_msgpack(char* p, const T& value, msgpack_form form);
 template <class T>
@@ -292,9 +294,11 @@ SAVEKIT_ALWAYS_INLINE char* put_msgpack_items(char* p, const T& value, std::inde
   return p;
 }
 
-// A value of bounded size at p, which has room for it (bounded_msgpack_size).
+// A value of bounded size at p, which has room for it (bounded_msgpack_size). A scalar is
+// written inline where it is; an array or struct of them by a function of its own, which the
+// compiler may inline or not.
 template <class T>
-inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form) {
+SAVEKIT_ALWAYS_INLINE char* put_bounded_msgpack(char* p, const T& value, msgpack_form form) {
   constexpr value_kind kind = kind_v<T>;
   if constexpr (kind == value_kind::boolean) {
     *p = static_cast<char>(value ? mp::true_ : mp::false_);
@@ -307,7 +311,14 @@ inline char* put_bounded_msgpack(char* p, const T& value, msgpack_form form) {
     return put_float32(p, value);
   } else if constexpr (kind == value_kind::floating) {
     return put_float64(p, static_cast<double>(value));
-  } else if constexpr (kind == value_kind::fixed_array) {
+  } else {
+    return put_bounded_msgpack_aggregate(p, value, form);
+  }
+}
+
+template <class T>
+inline char* put_bounded_msgpack_aggregate(char* p, const T& value, msgpack_form form) {
+  if constexpr (kind_v<T> == value_kind::fixed_array) {
     p = put_array_header(p, fixed_size<T>());
     for (const auto& element : value) p = put_bounded_msgpack(p, element, form);
     return p;

@@ -234,6 +234,9 @@ class prefs {
     return value ? std::move(*value) : std::string{fallback};
   }
   result<std::vector<std::byte>> get_bytes(std::string_view key) const;
+  // The same into a caller's vector, reusing its capacity (no allocation once it is large
+  // enough); into is left as it was on an error.
+  status get_bytes_into(std::string_view key, std::vector<std::byte>& into) const;
 
   SAVEKIT_ALWAYS_INLINE result<std::int64_t> try_get_int(std::string_view key) const { return try_get_int_at(key); }
   SAVEKIT_ALWAYS_INLINE result<double> try_get_float(std::string_view key) const { return try_get_float_at(key); }

@@ -77,7 +77,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
         return error{errc::io_error, 0, "files in IndexedDB are written whole, never appended to"};
       case open_mode::create_new:
         if (read_only_) return error{errc::io_error, 0, folder_ + " was opened read-only"};
-        if (files_.count(*name) || temporaries_.count(*name)) return error{errc::io_error, 0, path + " exists"};
+        if (files_.count(*name) || temporaries_.count(*name)) return error{errc::already_exists, 0, path + " exists"};
         temporaries_[*name];
         file.temporary = true;
         break;

@@ -107,7 +107,7 @@ class fault_fs final : public savekit::file_system {
       if (!fail_creating_.empty() && path.size() >= fail_creating_.size() &&
           path.compare(path.size() - fail_creating_.size(), fail_creating_.size(), fail_creating_) == 0)
         return savekit::error{savekit::errc::io_error, 0, "cannot create " + path};
-      if (it != names_.end()) return savekit::error{savekit::errc::io_error, 0, "file exists: " + path};
+      if (it != names_.end()) return savekit::error{savekit::errc::already_exists, 0, "file exists: " + path};
       if (!dirs_.count(parent_of(path))) return not_found(path);
       id = next_inode_++;
       inodes_[id] = {{}, {}, permissions};

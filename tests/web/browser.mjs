@@ -49,6 +49,14 @@ export async function launch(profileDir, extraFlags = []) {
   return context;
 }
 
+// Ends what a benchmark started: the browser, the file server, the profile folder.
+export async function closeBench(context, server, profileDir) {
+  await context.close();
+  server.closeAllConnections();
+  server.close();
+  fs.rmSync(profileDir, { recursive: true, force: true });
+}
+
 // Ends the browser the way a crash or a power cut would: SIGKILL, no unload, no flush.
 export async function killBrowser(context, profileDir) {
   try {

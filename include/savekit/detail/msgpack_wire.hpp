@@ -56,7 +56,9 @@ SAVEKIT_ALWAYS_INLINE char* put_marked(char* p, std::uint8_t marker, std::uint64
   return p + 1 + bytes;
 }
 
-inline char* put_unsigned(char* p, std::uint64_t v) {
+// (Out of line, each once for the whole program: the inline integer writers below call them
+// only for the rare wide or negative values.)
+SAVEKIT_NOINLINE inline char* put_unsigned(char* p, std::uint64_t v) {
   if (v < 128) {
     *p = static_cast<char>(v);
     return p + 1;
@@ -67,7 +69,7 @@ inline char* put_unsigned(char* p, std::uint64_t v) {
   return put_marked(p, mp::uint64, v, 8);
 }
 
-inline char* put_signed(char* p, std::int64_t v) {
+SAVEKIT_NOINLINE inline char* put_signed(char* p, std::int64_t v) {
   if (v >= 0) return put_unsigned(p, static_cast<std::uint64_t>(v));
   auto bits = static_cast<std::uint64_t>(v);
   if (v >= -32) {
@@ -80,15 +82,20 @@ inline char* put_signed(char* p, std::int64_t v) {
   return put_marked(p, mp::int64, bits, 8);
 }
 
-// A positive fixint (0..127: levels, counts, flags) inline where the value is; the wider
-// encodings out of line (inlining every width at every integer slows compiling by a tenth
-// for no gain on small values).
+// A positive fixint (0..127: levels, counts, flags) and a uint 8 or 16 (scores, ids, item
+// counts up to 65,535) inline where the value is; the wider and the negative encodings out
+// of line (inlining every width at every integer slows compiling by a tenth for no gain on
+// the values saves mostly hold).
 template <class Int>
 SAVEKIT_ALWAYS_INLINE char* put_integer(char* p, Int v) {
-  if (static_cast<std::make_unsigned_t<Int>>(v) < 128) {
+  const auto u = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<Int>>(v));
+  if (u < 128) {
     *p = static_cast<char>(v);
     return p + 1;
   }
+  bool small = u <= 0xFFFF;
+  if constexpr (std::is_signed_v<Int>) small = small && v >= 0;  // (an int16's -1 is 0xFFFF)
+  if (small) return u <= 0xFF ? put_marked(p, mp::uint8, u, 1) : put_marked(p, mp::uint16, u, 2);
   if constexpr (std::is_signed_v<Int>)
     return put_signed(p, v);
   else
