@@ -126,6 +126,7 @@ class posix_fs final : public file_system {
         break;
     }
     int fd = ::open(path.c_str(), flags, static_cast<mode_t>(permissions));
+    if (fd >= 0 && fd == opened_to_read.fd) opened_to_read.fd = -1;  // (a number closed behind our back)
     if (fd >= 0 && mode == open_mode::create_new) return fd;
     if (fd < 0) {
       if (errno == EEXIST) return error{errc::already_exists, 0, path + " exists"};

@@ -19,11 +19,11 @@
 //     name) may hold several names: a generation whose header names another slot is not
 //     this slot's.
 //  6. Pruning keeps the newest keep_generations generations and the damaged ones among
-//     them. The generations it removes go after the new one is renamed into place and
-//     before the folder sync that makes it last (one sync for both); the slot's newest
-//     before the write (pruned only with keep_generations 1) goes only after that sync.
-//     A crash between them can cost an old generation the write was pruning anyway, never
-//     the newest save acknowledged.
+//     them. Generations go only once a save newer than them has lasted: after the new
+//     generation's folder sync — or, when the slot's newest file is the generation this
+//     object wrote and synced last (`acknowledged`), which the write keeps, just before that
+//     sync, so that one sync makes the rename and the removals last (on a file system that
+//     does not keep their order, a crash between them costs only what was being pruned).
 //  7. Where the sealer authenticates, only a payload that opens is read or copied: a plain
 //     generation is read only when accept_unsealed, and only in a slot that holds no sealed
 //     one; a copied or renamed sealed payload is sealed again for its new name.
@@ -132,6 +132,11 @@ class slot_folder {
   std::unique_ptr<file_system::lock_token> lock;
   std::mutex folder_mutex;  // invariant 8
   std::int64_t last_saved_at_us = 0;
+  // Per base, the generation this object last wrote and synced: while a base's newest file
+  // is that one, it is the save a read gets, and a write may prune older ones before its
+  // own folder sync (invariant 6). Anything else (the first write of a run, a file planted
+  // or damaged above it, a failed sync) prunes after the sync.
+  std::map<std::string, std::uint64_t> acknowledged;
 
   std::string path_of(std::string_view base, std::uint64_t generation, slot_file_kind kind) const;
   error read_only_error() const;

@@ -61,6 +61,8 @@ status slots::rename(std::string_view from, std::string_view to) {
   std::lock_guard lock(s.folder_mutex);
   const std::string from_base = detail::slot_file_base(from);
   const std::string to_base = detail::slot_file_base(to);
+  s.acknowledged.erase(from_base);  // (their next writes prune after their sync: invariant 6)
+  s.acknowledged.erase(to_base);
   result<slot_files> source = s.scan_slot(from, from_base);
   if (!source) return std::move(source).error();
   if (source->generations.empty() && source->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(from)};

@@ -34,6 +34,9 @@ status slot_folder::write_generation(const std::string& base, slot_header header
   if (!handle && handle.error().code() == errc::already_exists) {  // left by an interrupted write
     (void)fs->remove(temporary);
     handle = fs->open(temporary, file_system::open_mode::create_new);
+    // (Still there, a folder say: not "already_exists", which callers read as a slot's.)
+    if (!handle && handle.error().code() == errc::already_exists)
+      handle = error{errc::io_error, 0, temporary + " is in the way and could not be removed"};
   }
   if (!handle) return not_saved(std::move(handle).error());
   status written;
@@ -59,16 +62,23 @@ status slot_folder::write_generation(const std::string& base, slot_header header
 
 // What pruning removes once a new generation is written (invariant 6): the generations past
 // keep_generations, counting the new one, and the damaged ones older than the oldest kept.
-// early: all of them but the slot's newest before the write (kept to keep_generations 1),
-// which goes only once the new generation has lasted (the folder synced).
+// early (before the new generation's folder sync): the damaged files, which no read takes;
+// and the generations, when the slot's newest file is the save this object wrote and synced
+// last and the write keeps it (keep_generations 2 and up). Else the generations go late,
+// once the new generation has lasted: the newest file may be one planted or damaged above
+// the save a read gets, or one whose sync failed.
 slot_folder::superseded_files slot_folder::superseded_by_next(const std::string& base, const slot_files& files) const {
   superseded_files out;
   const std::size_t keep = std::max<std::uint32_t>(options.keep_generations, 1);
   if (files.generations.size() + 1 <= keep) return out;  // (the new one among them)
   // The oldest generation kept: among the previous ones, or the new one alone (keep 1).
   const std::uint64_t oldest_kept = keep >= 2 ? files.generations[keep - 2] : files.highest() + 1;
+  auto last = acknowledged.find(base);
+  const bool newest_is_acknowledged =
+      keep >= 2 && last != acknowledged.end() && files.generations.front() == last->second;
   for (std::size_t i = keep - 1; i < files.generations.size(); ++i)
-    (i == 0 ? out.late : out.early).push_back(path_of(base, files.generations[i], slot_file_kind::generation));
+    (newest_is_acknowledged ? out.early : out.late)
+        .push_back(path_of(base, files.generations[i], slot_file_kind::generation));
   for (std::uint64_t g : files.damaged)
     if (g < oldest_kept) out.early.push_back(path_of(base, g, slot_file_kind::damaged));
   return out;
@@ -96,15 +106,19 @@ status slot_folder::write_new_generation(std::string_view name, slot_header head
       files.generations.empty() ? like_if_new : path_of(base, files.generations.front(), slot_file_kind::generation);
   // (The folder is held, invariant 8: this scan is what the folder holds until the write.)
   const superseded_files superseded = superseded_by_next(base, own_files(name, base, files));
-  if (status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like, superseded.early);
-      !written)
+  status written = write_generation(base, header, name, meta_bytes, thumbnail, payload, like, superseded.early);
+  if (!written) {
+    acknowledged.erase(base);  // (a failed folder sync: the newest file may not last)
     return written;
+  }
+  acknowledged[base] = header.generation;
   for (const std::string& path : superseded.late) (void)fs->remove(path);
   return {};
 }
 
 status slot_folder::remove_locked(std::string_view name) {
   const std::string base = slot_file_base(name);
+  acknowledged.erase(base);
   result<slot_files> files = scan_slot(name, base);
   if (!files) return std::move(files).error();
   if (files->generations.empty() && files->damaged.empty()) return error{errc::not_found, 0, "no " + quoted(name)};

@@ -697,45 +697,86 @@ TEST(SlotFaults, APowerCutAtAnyPointOpensAtTheNewSaveOrThePreviousOne) {
 // early. A power cut anywhere in such a write keeps the previous save, and once the write
 // is acknowledged the pruning has lasted too (before, it waited for the next write's sync).
 TEST(SlotFaults, APowerCutInAWriteThatPrunesKeepsThePreviousSaveAndAnAcknowledgedPruneLasts) {
-  for (std::uint32_t keep : {1u, 2u, 3u}) {
-    for (int at = 0;; ++at) {
-      test_support::fault_fs disk;
-      int start = 0;
-      bool acknowledged = false;
-      {
+  for (bool unordered : {false, true}) {
+    for (std::uint32_t keep : {1u, 2u, 3u}) {
+      for (int at = 0;; ++at) {
+        test_support::fault_fs disk;
+        disk.removals_outrun_renames = unordered;
+        int start = 0;
+        bool acknowledged = false;
+        {
+          auto s = savekit::slots::open("/saves", {.keep_generations = keep, .fs = &disk});
+          ASSERT_TRUE(s);
+          for (int g = 1; g <= static_cast<int>(keep); ++g) ASSERT_TRUE(s->write("slot1", game(g)));
+          start = disk.operations();
+          disk.arm(test_support::fault_fs::fault::crash, start + at);
+          acknowledged = bool(s->write("slot1", game(10)));
+        }
+        const bool crashed = disk.crashed();
+        if (crashed) disk.power_cut();
+        disk.restart();  // (and the fault disarmed, had the write ended first)
         auto s = savekit::slots::open("/saves", {.keep_generations = keep, .fs = &disk});
-        ASSERT_TRUE(s);
-        for (int g = 1; g <= static_cast<int>(keep); ++g) ASSERT_TRUE(s->write("slot1", game(g)));
-        start = disk.operations();
-        disk.arm(test_support::fault_fs::fault::crash, start + at);
-        acknowledged = bool(s->write("slot1", game(10)));
+        ASSERT_TRUE(s) << s.error().to_string();
+        auto newest = s->read<SaveGame>("slot1");
+        ASSERT_TRUE(newest) << "keep " << keep << ", power cut at operation " << at;
+        if (acknowledged) {
+          EXPECT_EQ(*newest, game(10)) << keep << " " << at;
+        } else {
+          EXPECT_TRUE(*newest == game(static_cast<int>(keep)) || *newest == game(10)) << keep << " " << at;
+        }
+        // The save before the write is there, whatever happened to the write (unless the write
+        // was acknowledged and keeps one generation: then it replaced it).
+        if (!acknowledged || keep > 1) {
+          auto previous = s->read_generation("slot1", keep);
+          ASSERT_TRUE(previous) << keep << " " << at << ": " << previous.error().to_string();
+        }
+        if (acknowledged && keep > 1) {
+          auto history = s->history("slot1");
+          ASSERT_TRUE(history);
+          EXPECT_EQ(history->size(), keep) << "keep " << keep << ", operation " << at;
+        }
+        if (!crashed) break;
+        ASSERT_LT(at, 60);
       }
-      const bool crashed = disk.crashed();
-      if (crashed) disk.power_cut();
-      disk.restart();  // (and the fault disarmed, had the write ended first)
-      auto s = savekit::slots::open("/saves", {.keep_generations = keep, .fs = &disk});
-      ASSERT_TRUE(s) << s.error().to_string();
-      auto newest = s->read<SaveGame>("slot1");
-      ASSERT_TRUE(newest) << "keep " << keep << ", power cut at operation " << at;
-      if (acknowledged) {
-        EXPECT_EQ(*newest, game(10)) << keep << " " << at;
-      } else {
-        EXPECT_TRUE(*newest == game(static_cast<int>(keep)) || *newest == game(10)) << keep << " " << at;
-      }
-      // The save before the write is there, whatever happened to the write (unless the write
-      // was acknowledged and keeps one generation: then it replaced it).
-      if (!acknowledged || keep > 1) {
-        auto previous = s->read_generation("slot1", keep);
-        ASSERT_TRUE(previous) << keep << " " << at << ": " << previous.error().to_string();
-      }
-      if (acknowledged && keep > 1) {
-        auto history = s->history("slot1");
-        ASSERT_TRUE(history);
-        EXPECT_EQ(history->size(), keep) << "keep " << keep << ", operation " << at;
-      }
-      if (!crashed) break;
-      ASSERT_LT(at, 60);
     }
+  }
+}
+
+// Found by an attack review: the first version pruned before the folder sync whenever the
+// slot's newest file was not among those pruned — but the newest file may be one planted or
+// damaged above the save a read gets. On a file system that lets a removal last before the
+// rename it followed, a power cut at the folder sync then took the player's save.
+TEST(SlotFaults, AFilePlantedAboveTheSaveDoesNotLetAWritePruneItBeforeItsSync) {
+  for (int at = 0;; ++at) {
+    test_support::fault_fs disk;
+    disk.removals_outrun_renames = true;
+    {
+      auto s = savekit::slots::open("/saves", {.keep_generations = 2, .fs = &disk});
+      ASSERT_TRUE(s);
+      ASSERT_TRUE(s->write("slot1", game(1)));
+      ASSERT_TRUE(s->write("slot1", game(2)));
+    }
+    disk.plant("/saves/s-slot1.9.slot", "not a generation file");  // damaged, above the save
+    bool acknowledged = false;
+    {
+      auto s = savekit::slots::open("/saves", {.keep_generations = 2, .fs = &disk});
+      ASSERT_TRUE(s);
+      disk.arm(test_support::fault_fs::fault::crash, disk.operations() + at);
+      acknowledged = bool(s->write("slot1", game(10)));
+    }
+    const bool crashed = disk.crashed();
+    if (crashed) disk.power_cut();
+    disk.restart();
+    auto s = savekit::slots::open("/saves", {.keep_generations = 2, .fs = &disk});
+    ASSERT_TRUE(s);
+    auto newest = s->read<SaveGame>("slot1");
+    ASSERT_TRUE(newest) << "power cut at operation " << at << ": " << newest.error().to_string();
+    EXPECT_TRUE(*newest == game(2) || *newest == game(10)) << at;
+    if (acknowledged) {
+      EXPECT_EQ(*newest, game(10)) << at;
+    }
+    if (!crashed) break;
+    ASSERT_LT(at, 60);
   }
 }
 

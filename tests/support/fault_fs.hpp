@@ -93,6 +93,10 @@ class fault_fs final : public savekit::file_system {
     names_[path] = durable_names_[path] = id;
   }
 
+  // A file system that does not keep the order of its folder changes (FAT on an SD card):
+  // a removal lasts at once, a rename or a new name only once its folder is synced.
+  bool removals_outrun_renames = false;
+
   // Runs once, at the next open(), before it (another program acting between a reader's
   // listing and its reading, say).
   std::function<void(const std::string& path)> before_next_open;
@@ -225,6 +229,7 @@ class fault_fs final : public savekit::file_system {
   savekit::status remove(const std::string& path) override {
     if (fault f = step(); f != fault::none) return injected(f);
     names_.erase(path);
+    if (removals_outrun_renames) durable_names_.erase(path);
     return {};
   }
 
