@@ -915,9 +915,14 @@ def browser_e2e_report(path):
           f"{med([r['js_heap_bytes'] for r in floor]) / 1e6:,.0f} MB | – |")
     print(f"| `open_slots` + `list()` | {med([r['open_and_list_ms'] for r in ours]):,.0f} | "
           f"{med([r['js_heap_bytes'] for r in ours]) / 1e6:,.0f} MB | {med([r['heap_bytes'] for r in ours]) / 1e6:,.0f} MB |")
+    if all("load_ms" in r for r in ours):
+        print(f"| then one slot's save: `load_async` + `read` | {med([r['load_ms'] for r in ours]):,.1f} + "
+              f"{med([r['read_ms'] for r in ours]):,.1f} | {med([r['js_heap_after_read_bytes'] for r in ours]) / 1e6:,.0f} MB | – |")
     print()
+    held = med([r['js_heap_bytes'] for r in ours]) < med([r['js_heap_bytes'] for r in floor]) / 4
     print(f"The target: the menu well under 100 ms, holding the headers and at most the newest generation "
-          f"of the slots read — {'met' if med([r['open_and_list_ms'] for r in ours]) < 100 else '**missed**'}.")
+          f"of the slots read — "
+          f"{'met' if med([r['open_and_list_ms'] for r in ours]) < 100 and held else '**missed**'}.")
 
 
 def seal_wasm_report(path):

@@ -220,7 +220,7 @@ TEST(Errors, InvalidValueFromAdapter) {
 }
 
 TEST(Errors, EveryCodeHasAName) {
-  for (int code = 0; code <= static_cast<int>(errc::network); ++code)
+  for (int code = 0; code <= static_cast<int>(errc::not_loaded); ++code)
     EXPECT_NE(savekit::to_string(static_cast<errc>(code)), "unknown") << code;
 }
 

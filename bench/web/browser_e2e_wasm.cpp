@@ -11,6 +11,8 @@
 //   bench_slot_prepare(bytes, seed)        makes the next save (about `bytes` bytes), untimed
 //   bench_slot_write(id, name)             write_async of it
 //   bench_slot_check(name)                 1 if the slot's newest save reads back as it
+//   bench_slot_load(id, name)              load_async of a slot (its newest save from IndexedDB)
+//   bench_slot_read_matches(name, bytes, seed)  1 if the slot reads back as terrain_of(bytes, seed)
 //   bench_slots_close()
 // Each save is checked after its timing: the store's Status and the slot's newest save read back.
 #include <emscripten/emscripten.h>
@@ -133,6 +135,17 @@ EMSCRIPTEN_KEEPALIVE int bench_slot_check(const char* name) {
   if (!folder) return 0;
   auto back = folder->read<Terrain>(name);
   return back && *back == last_written ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void bench_slot_load(int id, const char* name) {
+  if (!folder) return settle(id, savekit::error{savekit::errc::io_error, 0, "the slots are not open"});
+  folder->load_async(name, [id](savekit::status loaded) { settle(id, loaded); });
+}
+
+EMSCRIPTEN_KEEPALIVE int bench_slot_read_matches(const char* name, int bytes, int seed) {
+  if (!folder) return 0;
+  auto back = folder->read<Terrain>(name);
+  return back && *back == terrain_of(static_cast<std::size_t>(bytes), static_cast<unsigned>(seed)) ? 1 : 0;
 }
 
 EMSCRIPTEN_KEEPALIVE void bench_slots_close() { folder.reset(); }

@@ -46,7 +46,8 @@ try {
   for (let round = 0; round < Number(opens); ++round) {
     for (const which of round % 2 === 0 ? ['floor', 'savekit'] : ['savekit', 'floor']) {
       console.error(`browser e2e: open ${round + 1}/${opens}, ${which}`);
-      result[`open_${which}`].push(await runPhase(context, `phase=open-${which}`));
+      result[`open_${which}`].push(
+          await runPhase(context, `phase=open-${which}&generations=${generations}&bytes=${bytes}`));
     }
   }
   fs.writeFileSync(out, JSON.stringify(result, null, 1));

@@ -257,7 +257,10 @@ int main() {
       return draw();
     }
     game.slots.emplace(std::move(*opened));
-    load_slot();
+    game.slots->load_async(slot_name, [](savekit::status) {  // from IndexedDB; the read says how it went
+      load_slot();
+      draw();
+    });
     if (savekit::result<savekit::cloud::remembered_settings> r = savekit::cloud::remembered(*game.slots)) {
       game.view.url = r->url;
       game.view.device = r->device;

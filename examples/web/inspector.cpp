@@ -237,6 +237,7 @@ EMSCRIPTEN_KEEPALIVE void inspector_copy_idb_slots(const char* name_text, const 
   o.slots.read_only = true;
   o.request_persistence = false;
   o.exclusive = false;
+  o.load = savekit::web::slot_loading::everything_at_open;  // every generation is copied
   savekit::web::open_slots(
       name,
       [folder](savekit::result<savekit::slots> game, const savekit::web::storage_info&) {

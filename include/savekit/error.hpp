@@ -73,6 +73,8 @@ enum class errc : std::uint8_t {
   unsupported_algorithm = 44,  // sealed with a compression or protection this build does not have
   // Cloud sync (savekit/cloud.hpp):
   network = 45,  // the server could not be reached, or answered with an error (the message says which)
+  // Slots in the browser (savekit/indexeddb.hpp):
+  not_loaded = 46,  // the save is still in IndexedDB: slots::load_async it first (reads cannot wait there)
 };
 
 // A short, stable, human-readable name for a code ("unexpected_end").
@@ -170,6 +172,8 @@ constexpr std::string_view to_string(errc code) noexcept {
       return "unsupported_algorithm";
     case errc::network:
       return "network";
+    case errc::not_loaded:
+      return "not_loaded";
   }
   return "unknown";
 }

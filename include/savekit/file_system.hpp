@@ -88,6 +88,15 @@ class file_system {
   // A failure that surfaced after the call that made the change had returned success, not
   // yet taken (none on disks).
   virtual std::optional<error> take_failure() { return std::nullopt; }
+
+  // For file systems whose bytes may not be at hand yet (the browser's slots, which open on
+  // the files' first bytes): a read beyond them is errc::not_loaded until fetch(path) has
+  // called done with ok. Disks hold every byte: fetches() is false, and fetch calls done at once.
+  virtual bool fetches() const { return false; }
+  virtual void fetch(const std::string& path, std::function<void(status)> done) {
+    (void)path;
+    done(status{});
+  }
 };
 
 // The real one: POSIX open/write/fdatasync/rename, flock on "<store>.lock" and on the store.

@@ -109,24 +109,35 @@ void on_autosave(std::function<void(const autosave_event& event)> listener);
 //   savekit::web::open_slots("player", [](savekit::result<savekit::slots> s, const savekit::web::storage_info&) {
 //     if (!s) return show(s.error());
 //     for (const savekit::slot_info& slot : s->list()) ...        // the load menu, at once
+//     s->load_async("slot1", [&](savekit::status loaded) {          // the save, from IndexedDB
+//       if (loaded) game = s->read<Game>("slot1").value();
+//     });
 //     s->write_async("slot1", game, meta, [](savekit::status saved) { /* in IndexedDB, or not */ });
 //   });
 //
 // The same slots (savekit/slots.hpp) in IndexedDB: database "savekit-slots:" + name, a
-// record per generation file, in the format of the files on a disk (docs/slot-format.md).
-// IndexedDB has no blocking calls, so the slots' files are loaded into memory at open and
-// every read is served from there; a change is made there at once and sent to IndexedDB
-// when the calling JavaScript task ends, the changes of one call (a write and the pruning
-// of its oldest generation, a rename) in one readwrite transaction, durability "strict".
-// write_async's callback runs when the browser has completed that transaction. A failed
-// transaction (QuotaExceededError → errc::storage_full) undoes its changes in memory too,
-// and those of the transactions queued behind it: the slots read as IndexedDB holds them.
-// Memory holds every kept generation: keep_generations × the saves' size.
+// record per generation file, in the format of the files on a disk (docs/slot-format.md),
+// and beside each its head (header, name, metadata, thumbnail). IndexedDB has no blocking
+// calls: the slots open on the heads — the load menu, thumbnails, info and history are at
+// hand at once — and a save's bytes are fetched by slots::load_async; a read of a save not
+// loaded is errc::not_loaded. A save written here stays loaded; an older generation lets
+// go of its bytes once a newer one of its slot is in IndexedDB. A change is made in memory
+// at once and sent to IndexedDB when the calling JavaScript task ends, the changes of one
+// call (a write and the pruning of its oldest generation, a rename) in one readwrite
+// transaction, durability "strict". write_async's callback runs when the browser has
+// completed that transaction. A failed transaction (QuotaExceededError →
+// errc::storage_full) undoes its changes in memory too, and those of the transactions
+// queued behind it: the slots read as IndexedDB holds them.
+enum class slot_loading {
+  on_demand,           // heads at open; load_async fetches a save (memory: the saves loaded)
+  everything_at_open,  // every kept generation at open, every read at once (memory: all of them; tools)
+};
 struct indexeddb_slots_options {
   slots_options slots = {};         // encoding, keep_generations, read_only, ... (its fs is not used)
   bool request_persistence = true;  // as indexeddb_options
   bool exclusive = true;            // a Web Lock: a second tab gets errc::locked
   bool wait_for_lock = false;       // ... or waits for the tab that has the slots
+  slot_loading load = slot_loading::on_demand;
 };
 using open_slots_callback = std::function<void(result<slots> opened, const storage_info& storage)>;
 void open_slots(const std::string& name, open_slots_callback done, indexeddb_slots_options options = {});

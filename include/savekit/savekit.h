@@ -112,7 +112,8 @@ typedef int32_t sk_status;
 #define SK_TAMPERED 42
 #define SK_KEY_NOT_HELD 43
 #define SK_UNSUPPORTED_ALGORITHM 44
-#define SK_NETWORK 45 /* cloud sync: not in the ABI yet; the code is reserved */
+#define SK_NETWORK 45    /* cloud sync: not in the ABI yet; the code is reserved */
+#define SK_NOT_LOADED 46 /* slots in the browser: not in the ABI; the code is reserved */
 /* 100 and up: the ABI's own. */
 #define SK_NULL_ARGUMENT 100    /* a null handle or out-pointer, or a null pointer with a length */
 #define SK_BUFFER_TOO_SMALL 101 /* *needed says how much */

@@ -228,6 +228,20 @@ class slots {
   template <class T>
   status read_into(std::string_view name, T& into, read_report* report = nullptr);
 
+  // ---- loading (slots in the browser) ----
+  // Slots in IndexedDB (savekit::web::open_slots) open on their load menu; a save's bytes
+  // come when asked for, and a read cannot wait there: a read of a save not loaded yet is
+  // errc::not_loaded. load_async loads what read(name) reads — the newest intact
+  // generation (an older one where newer ones are damaged) — then calls done with ok, or
+  // with what the read would say (not_found, damaged, ...). On a disk every save is at
+  // hand: done runs at once, with ok. done runs on the calling thread or, later, from the
+  // browser's event loop.
+  void load_async(std::string_view name, std::function<void(status)> done);
+  // One kept generation (read_generation, restore, copy of it), or every kept generation
+  // (rename, which carries them all; a tool copying a history).
+  void load_async(std::string_view name, std::uint64_t generation, std::function<void(status)> done);
+  void load_history_async(std::string_view name, std::function<void(status)> done);
+
   // ---- the load menu ----
   // Every slot's newest intact generation, newest first. Reads headers and metadata only.
   result<std::vector<slot_info>> list();
@@ -264,6 +278,7 @@ class slots {
  private:
   friend struct detail::slot_sync_access;
   struct state;
+  struct loader;  // load_async's rounds (src/slot_loading.cpp)
   explicit slots(std::shared_ptr<state> s);
 
   struct encoded_save {

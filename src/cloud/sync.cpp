@@ -110,7 +110,19 @@ savekit::status wait_until_durable(file_system& fs) {
   fs.when_durable([&outcome](savekit::status s) { outcome = std::move(s); });
   return outcome ? std::move(*outcome) : savekit::status{};
 }
+savekit::status wait_until_loaded(slots&, std::string_view, std::optional<std::uint64_t>) { return {}; }
 #endif
+
+// A slot's newest save (or one generation), whole: in the browser its bytes are fetched
+// from IndexedDB first. (A load that fails leaves the read to say why.)
+result<std::optional<slot_snapshot>> newest_whole(slots& folder, std::string_view name) {
+  (void)wait_until_loaded(folder, name, std::nullopt);
+  return slot_sync_access::newest(folder, name);
+}
+result<slot_snapshot> generation_whole(slots& folder, std::string_view name, std::uint64_t generation) {
+  (void)wait_until_loaded(folder, name, generation);
+  return slot_sync_access::generation(folder, name, generation);
+}
 
 }  // namespace
 
@@ -661,7 +673,7 @@ struct sync::impl {
         rec.base = baseline{r.version, r.content, 0, 0, r.saved_at_us};
         if (online) {
           push_over(rs, name, snap, r, said);
-          result<std::optional<slot_snapshot>> kept = slot_sync_access::newest(*folder, copy);
+          result<std::optional<slot_snapshot>> kept = newest_whole(*folder, copy);
           if (kept && *kept) {
             rs.local[copy] = (*kept)->info;
             slot_report copied;
@@ -713,7 +725,7 @@ struct sync::impl {
     if (!gens) return std::move(gens).error();
     for (const generation_info& g : *gens) {  // newest first
       if (g.damaged) continue;
-      result<slot_snapshot> loser = slot_sync_access::generation(*folder, name, g.generation);
+      result<slot_snapshot> loser = generation_whole(*folder, name, g.generation);
       if (!loser || std::find(rec.kept_here.begin(), rec.kept_here.end(), loser->content) == rec.kept_here.end())
         continue;
       remote_entry mine;
@@ -723,7 +735,7 @@ struct sync::impl {
       if (result<std::uint64_t> written = write_remote(copy, loser->file, 0); !written)
         return std::move(written).error();
       said.copy = copy;
-      result<std::optional<slot_snapshot>> kept = slot_sync_access::newest(*folder, copy);
+      result<std::optional<slot_snapshot>> kept = newest_whole(*folder, copy);
       if (kept && *kept) {
         rs.local[copy] = (*kept)->info;
         slot_report copied;
@@ -785,7 +797,7 @@ struct sync::impl {
       return add(rs, std::move(said));
     std::optional<slot_snapshot> snap;
     if (local_it != rs.local.end()) {
-      result<std::optional<slot_snapshot>> got = slot_sync_access::newest(*folder, name);
+      result<std::optional<slot_snapshot>> got = newest_whole(*folder, name);
       if (!got) return add(rs, failed(name, std::move(got).error()));
       snap = std::move(*got);
     }
@@ -1138,7 +1150,7 @@ struct sync::impl {
     const auto it = doc.slots.find(name);
     const slot_record empty;
     const slot_record& rec = it == doc.slots.end() ? empty : it->second;
-    result<std::optional<slot_snapshot>> snap = slot_sync_access::newest(*folder, name);
+    result<std::optional<slot_snapshot>> snap = newest_whole(*folder, name);
     if (!snap) return std::move(snap).error();
     if (*snap) s.local = (*snap)->info;
     if (rec.listed) {
@@ -1460,6 +1472,8 @@ savekit::status sync::resolve(std::string_view name, choice c) {
   const held_conflict held = *it->second.conflict;
   result<std::string> file = i.files.read_held(held.held_file);
   if (!file) return std::move(file).error();
+  // (A call of the game's, which cannot wait: in the browser the slot is loaded first,
+  // slots::load_async, or this is errc::not_loaded.)
   result<std::optional<slot_snapshot>> snap = slot_sync_access::newest(*i.folder, name);
   if (!snap) return std::move(snap).error();
   impl::run_state rs;

@@ -240,17 +240,19 @@ void pause_for(std::chrono::milliseconds d) {
   savekit_waiter_wait(savekit_waiter_new(), static_cast<double>(d.count()));  // never woken: the time
 }
 
-status wait_until_durable(file_system& fs) {
+// Starts an IndexedDB operation with a callback, and waits for its outcome letting the page
+// run (at once if the callback ran within start).
+static status wait_for_callback(const std::function<void(std::function<void(status)>)>& start) {
   struct waiting {
     std::optional<status> outcome;
     int id = 0;
   };
   auto w = std::make_shared<waiting>();
-  fs.when_durable([w](status s) {
+  start([w](status s) {
     w->outcome = std::move(s);
     if (w->id != 0) savekit_waiter_wake(w->id);
   });
-  if (w->outcome) return std::move(*w->outcome);  // nothing was waiting to be written
+  if (w->outcome) return std::move(*w->outcome);
   if (!can_suspend())
     return error{errc::locked, 0, "cannot wait for IndexedDB now: another call of the program is suspended"};
   w->id = savekit_waiter_new();
@@ -258,6 +260,19 @@ status wait_until_durable(file_system& fs) {
   w->id = 0;
   if (!w->outcome) return error{errc::io_error, 0, "IndexedDB never answered"};
   return std::move(*w->outcome);
+}
+
+status wait_until_durable(file_system& fs) {
+  return wait_for_callback([&fs](std::function<void(status)> done) { fs.when_durable(std::move(done)); });
+}
+
+status wait_until_loaded(slots& folder, std::string_view name, std::optional<std::uint64_t> generation) {
+  return wait_for_callback([&](std::function<void(status)> done) {
+    if (generation)
+      folder.load_async(name, *generation, std::move(done));
+    else
+      folder.load_async(name, std::move(done));
+  });
 }
 
 result<std::shared_ptr<transport>> make_fetch_transport(const options& o) {

@@ -11,9 +11,12 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "savekit/cloud.hpp"
 #include "savekit/file_system.hpp"
+#include "savekit/slots.hpp"
 
 namespace savekit::cloud::detail {
 
@@ -27,5 +30,8 @@ void pause_for(std::chrono::milliseconds d);
 // Waits, letting the page run, until every change made so far in fs is durable (an
 // IndexedDB transaction has completed), or for the failure that undid them.
 status wait_until_durable(file_system& fs);
+// Waits, letting the page run, until the slot's newest intact save (or the generation
+// given) is loaded from IndexedDB (slots::load_async); its outcome.
+status wait_until_loaded(slots& folder, std::string_view name, std::optional<std::uint64_t> generation);
 
 }  // namespace savekit::cloud::detail

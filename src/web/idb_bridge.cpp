@@ -9,7 +9,8 @@
 // Implemented in savekit_indexeddb.js.
 extern "C" {
 void savekit_idb_open(const char* database, int request, int request_persistence, int exclusive, int wait_for_lock,
-                      int keep_here);
+                      int contents);
+void savekit_idb_fetch(int connection, int request, const char* key, std::size_t key_size);
 std::uint32_t savekit_idb_blob_keep(const char* data, std::size_t size);
 void savekit_idb_blob_read(std::uint32_t id, double offset, std::size_t n, char* out);
 void savekit_idb_blob_release(std::uint32_t id);
@@ -67,8 +68,10 @@ persistence to_persistence(int code) {
 
 struct registry {
   int next_request = 1;
-  std::unordered_map<int, std::function<void(status)>> waiting;  // commits and deletions
+  std::unordered_map<int, commit_done> waiting;               // commits and deletions
+  std::unordered_map<int, std::vector<std::string>> missing;  // what a commit found gone, until it finishes
   std::unordered_map<int, opened_fn> opens;
+  std::unordered_map<int, fetched_fn> fetches;
   std::unordered_map<int, connection_owner*> owners;
 };
 registry& the_registry() {
@@ -85,17 +88,25 @@ connection_owner* owner_of(int connection) {
 }  // namespace
 
 void open_database(const std::string& database, opened_fn done, bool request_persistence, bool exclusive,
-                   bool wait_for_lock, bool keep_in_javascript) {
+                   bool wait_for_lock, open_contents contents) {
   registry& r = the_registry();
   int request = r.next_request++;
   r.opens.emplace(request, std::move(done));
-  savekit_idb_open(database.c_str(), request, request_persistence, exclusive, wait_for_lock, keep_in_javascript);
+  savekit_idb_open(database.c_str(), request, request_persistence, exclusive, wait_for_lock,
+                   static_cast<int>(contents));
+}
+
+void fetch_record(int connection, std::string_view key, fetched_fn done) {
+  registry& r = the_registry();
+  int request = r.next_request++;
+  r.fetches.emplace(request, std::move(done));
+  savekit_idb_fetch(connection, request, key.data(), key.size());
 }
 
 void delete_database(const std::string& database, std::function<void(status)> done) {
   registry& r = the_registry();
   int request = r.next_request++;
-  r.waiting.emplace(request, std::move(done));
+  r.waiting.emplace(request, [done = std::move(done)](status s, std::vector<std::string>) { done(std::move(s)); });
   savekit_idb_delete(database.c_str(), request);
 }
 
@@ -128,29 +139,55 @@ change_writer::change_writer(bool clear_all, std::size_t expected_records) {
   put_u32(buffer_, expected_records);
 }
 
-void change_writer::put(std::string_view key, const kept_bytes& record) {
-  buffer_.push_back(3);
+void change_writer::start(std::uint8_t op, std::string_view key) {
+  buffer_.push_back(static_cast<char>(op));
   put_u32(buffer_, key.size());
   buffer_.append(key);
-  put_u32(buffer_, record.id());
 }
 
 void change_writer::put(std::string_view key, std::string_view record_prefix, std::string_view record) {
-  buffer_.push_back(1);
-  put_u32(buffer_, key.size());
-  buffer_.append(key);
+  start(1, key);
   put_u32(buffer_, record_prefix.size() + record.size());
   buffer_.append(record_prefix);
   buffer_.append(record);
 }
 
-void change_writer::erase(std::string_view key) {
-  buffer_.push_back(2);
-  put_u32(buffer_, key.size());
-  buffer_.append(key);
+void change_writer::erase(std::string_view key) { start(2, key); }
+
+void change_writer::put_file(std::string_view key, const kept_bytes& file, std::string_view head) {
+  start(3, key);
+  put_u32(buffer_, file.id());
+  put_u32(buffer_, head.size());
+  buffer_.append(head);
+}
+
+void change_writer::move_file(std::string_view key, std::string_view stored_under, std::string_view head) {
+  start(4, key);
+  put_u32(buffer_, stored_under.size());
+  buffer_.append(stored_under);
+  put_u32(buffer_, head.size());
+  buffer_.append(head);
+}
+
+void change_writer::ensure_file(std::string_view key, const kept_bytes* loaded, std::string_view head) {
+  start(5, key);
+  put_u32(buffer_, loaded ? loaded->id() : 0);
+  put_u32(buffer_, head.size());
+  buffer_.append(head);
+}
+
+void change_writer::put_head(std::string_view key, std::string_view head) {
+  start(6, key);
+  put_u32(buffer_, head.size());
+  buffer_.append(head);
 }
 
 void send_changes(int connection, const change_writer& changes, std::function<void(status)> done) {
+  send_changes(connection, changes,
+               [done = std::move(done)](status s, std::vector<std::string>) { done(std::move(s)); });
+}
+
+void send_changes(int connection, const change_writer& changes, commit_done done) {
   registry& r = the_registry();
   int request = r.next_request++;
   r.waiting.emplace(request, std::move(done));
@@ -195,14 +232,44 @@ EMSCRIPTEN_KEEPALIVE void savekit_idb_opened(int request, int connection, const 
   done(connection, std::string_view(records ? records : "", size), to_status(kind, message), storage);
 }
 
+// What a commit found gone ([u32 size][key])*, just before it finishes.
+EMSCRIPTEN_KEEPALIVE void savekit_idb_commit_missing(int request, const char* keys, std::size_t size) {
+  std::vector<std::string>& missing = the_registry().missing[request];
+  std::string_view in(keys, size), key;
+  while (take_sized(in, key)) missing.emplace_back(key);
+}
+
 // A commit or a deletion has finished.
 EMSCRIPTEN_KEEPALIVE void savekit_idb_finished(int request, int kind, const char* message) {
   registry& r = the_registry();
+  std::vector<std::string> missing;
+  if (auto gone = r.missing.find(request); gone != r.missing.end()) {
+    missing = std::move(gone->second);
+    r.missing.erase(gone);
+  }
   auto found = r.waiting.find(request);
   if (found == r.waiting.end()) return;
   auto done = std::move(found->second);
   r.waiting.erase(found);
-  done(to_status(kind, message));
+  done(to_status(kind, message), std::move(missing));
+}
+
+// A fetch has finished: blob 0 is no such record.
+EMSCRIPTEN_KEEPALIVE void savekit_idb_fetched(int request, std::uint32_t blob, double size, int kind,
+                                              const char* message) {
+  registry& r = the_registry();
+  auto found = r.fetches.find(request);
+  if (found == r.fetches.end()) {
+    if (blob) kept_bytes adopted(blob, 0);  // released
+    return;
+  }
+  fetched_fn done = std::move(found->second);
+  r.fetches.erase(found);
+  status outcome = to_status(kind, message);
+  if (!outcome) return done(std::move(outcome).error());
+  std::shared_ptr<const kept_bytes> bytes;
+  if (blob) bytes = std::make_shared<const kept_bytes>(blob, static_cast<std::size_t>(size));
+  done(std::move(bytes));
 }
 
 EMSCRIPTEN_KEEPALIVE void savekit_idb_reconnected(int connection, int emptied) {

@@ -3,12 +3,23 @@
 // database connections; the two talk through integer ids and byte buffers in a simple
 // length-prefixed layout (little-endian u32 lengths):
 //   loaded records ([u32 key size][key][u32 record size][record])*
-//                  (kept in JavaScript: the record is [u32 blob id][u32 size])
+//                  a store's record is its bytes; a slots folder's is
+//                  [u8 1][head record] (a generation file not loaded: see below), or
+//                  [u8 2: head stored, 3: none][u32 blob id][u32 size] (loaded, kept in JavaScript),
+//                  or [u8 4] (a head whose file is gone)
+//   head record    [u64 file size][the file's first bytes] (empty: the file has none)
 //   change set     [u8 clear_all][u32 records expected after it]
-//                  ([u8 op: 1 put, 2 delete, 3 put kept bytes][u32 key size][key]
-//                   (put: [u32 record size][record]; put kept bytes: [u32 blob id]))*
+//                  ([u8 op][u32 key size][key] then, by op:
+//                     1 put          [u32 record size][record]
+//                     2 delete       (the entry, and a file's head)
+//                     3 put file     [u32 blob id][u32 size][head record]
+//                     4 move file    [u32 size][key it is under][u32 size][head record]
+//                     5 ensure file  [u32 blob id, 0: not loaded][u32 size][head record]
+//                     6 put head     [u32 size][head record]
+//                  )*
 // A commit that finds fewer records than expected after its changes (other code deleted
 // some) completes, but reports errc::store_replaced: the owner then writes everything back.
+// A move or an ensure that finds a file not loaded gone reports its key (commit_done).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "savekit/error.hpp"
 #include "savekit/indexeddb.hpp"
@@ -37,10 +49,14 @@ class connection_owner {
 };
 
 // Opened: connection (0 on failure), the loaded records, the outcome, the storage answer.
-// keep_in_javascript: the records' bytes stay in the JavaScript half (see kept_bytes).
 using opened_fn = std::function<void(int connection, std::string_view records, status opened, const storage_info&)>;
+enum class open_contents {
+  records,     // a store's: every record, in the WebAssembly heap
+  slot_heads,  // a slots folder's: heads, and whole the files that have none (kept_bytes)
+  slot_files,  // a slots folder's: every file whole (kept_bytes)
+};
 void open_database(const std::string& database, opened_fn done, bool request_persistence, bool exclusive,
-                   bool wait_for_lock, bool keep_in_javascript = false);
+                   bool wait_for_lock, open_contents contents = open_contents::records);
 void delete_database(const std::string& database, std::function<void(status)> done);
 
 // Routes a connection's reconnect, autosave and soon calls to owner (nullptr: stops).
@@ -70,6 +86,11 @@ class kept_bytes {
   std::size_t size_;
 };
 
+// Reads a slot file's entry, after the transactions sent before; done gets its bytes, or
+// nullptr when there is no such record (or it is not bytes).
+using fetched_fn = std::function<void(result<std::shared_ptr<const kept_bytes>>)>;
+void fetch_record(int connection, std::string_view key, fetched_fn done);
+
 // Builds a change set. expected_records: how many records the database holds after it, as
 // far as savekit knows (other code's records make it more, never fewer).
 class change_writer {
@@ -77,16 +98,24 @@ class change_writer {
   change_writer(bool clear_all, std::size_t expected_records);
   // A record of two parts (a prefs value's type byte, then its bytes), stored as one.
   void put(std::string_view key, std::string_view record_prefix, std::string_view record);
-  void put(std::string_view key, const kept_bytes& record);
   void erase(std::string_view key);
+  // Slot files: with the head record to store beside (empty: none).
+  void put_file(std::string_view key, const kept_bytes& file, std::string_view head);
+  void move_file(std::string_view key, std::string_view stored_under, std::string_view head);
+  void ensure_file(std::string_view key, const kept_bytes* loaded, std::string_view head);
+  void put_head(std::string_view key, std::string_view head);
   const std::string& bytes() const { return buffer_; }
 
  private:
+  void start(std::uint8_t op, std::string_view key);
   std::string buffer_;
 };
 // Sends a change set as one readwrite transaction (durability "strict"); done gets the
-// outcome once the browser reports the transaction completed or failed. Transactions
-// sent on one connection run in the order they were sent.
+// outcome once the browser reports the transaction completed or failed, with the keys of
+// the files not loaded that it found gone. Transactions sent on one connection run in the
+// order they were sent.
+using commit_done = std::function<void(status, std::vector<std::string> missing)>;
+void send_changes(int connection, const change_writer& changes, commit_done done);
 void send_changes(int connection, const change_writer& changes, std::function<void(status)> done);
 
 // Reads [u32 size][bytes] from the front of in; false if the buffer ends first.

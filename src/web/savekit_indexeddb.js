@@ -5,7 +5,11 @@
 // "savekit-slots:NAME" for a slots folder (created at version 1; any version other code
 // moved it to is fine). Object store "entries": out-of-line binary keys and Uint8Array
 // values (a prefs key and [value_type][bytes]; a slot file's name and its bytes), and
-// "meta" ("format" → 1, which savekit wrote it). The Web Lock has the database's name.
+// "meta" ("format" → 1 for a store, 2 for slots: which savekit wrote it). Slots also have
+// "heads": a generation file's name → [u64 file size][its first bytes: header, name,
+// metadata, thumbnail], written in the same transaction as its entry, read alone at open
+// (format 1 had none: an entry without a head is loaded whole, and the C++ half writes its
+// head). The Web Lock has the database's name.
 //
 // Invariants:
 // 1. Every commit counts the records after its changes: fewer than the C++ half knows of
@@ -17,6 +21,9 @@
 //    it completes; it keeps waiting, and when it completes, the C++ half writes back.
 // 3. A slots folder's files are kept here (SAVEKIT_IDB.blobs), not in the WebAssembly heap:
 //    that heap is limited to 2 GB, and a folder's kept generations may be larger.
+// 4. A slots folder opens on its heads: an entry is read (savekit_idb_fetch) when a save is
+//    loaded, after the commits sent before it. A file moved without its bytes here is moved
+//    inside the commit (read from its old key before any of the commit's deletions).
 
 mergeInto(LibraryManager.library, {
   $SAVEKIT_IDB__deps: ['$callUserCallback'],
@@ -32,7 +39,8 @@ mergeInto(LibraryManager.library, {
     '};',
   $SAVEKIT_IDB: {
     kind: {ok: 0, unavailable: 1, full: 2, io: 3, locked: 4, newerFormat: 5, lost: 6},
-    format: 1,
+    format: 1,       // of a store's database
+    slotsFormat: 2,  // of a slots folder's (1: no heads)
     connections: {},  // id -> {db, releaseLock, name}
     nextConnection: 1,
     pageWatched: false,
@@ -62,10 +70,29 @@ mergeInto(LibraryManager.library, {
       stringToUTF8(text, ptr, size);
       try { fn(ptr); } finally { _savekit_idb_free(ptr); }
     },
-    reportCommit: function(request, kind, message) {
+    // missing: the keys of files a commit found gone (slots), told before the outcome.
+    reportCommit: function(request, kind, message, missing) {
       callUserCallback(function() {
+        if (missing && missing.length) {
+          var flat = SAVEKIT_IDB.flatten(missing);
+          var ptr = _savekit_idb_alloc(flat.length || 1);
+          HEAPU8.set(flat, ptr);
+          try { _savekit_idb_commit_missing(request, ptr, flat.length); } finally { _savekit_idb_free(ptr); }
+        }
         SAVEKIT_IDB.withString(message, function(ptr) { _savekit_idb_finished(request, kind, ptr); });
       });
+    },
+    // ([u32 size][bytes])* of a list of Uint8Arrays.
+    flatten: function(parts) {
+      var total = 0;
+      for (var i = 0; i < parts.length; ++i) total += 4 + parts[i].length;
+      var out = new Uint8Array(total), view = new DataView(out.buffer), at = 0;
+      for (var j = 0; j < parts.length; ++j) {
+        view.setUint32(at, parts[j].length, true);
+        out.set(parts[j], at + 4);
+        at += 4 + parts[j].length;
+      }
+      return out;
     },
     keyBytes: function(key) {
       return key instanceof ArrayBuffer ? new Uint8Array(key) : new Uint8Array(key.buffer, key.byteOffset, key.byteLength);
@@ -114,12 +141,25 @@ mergeInto(LibraryManager.library, {
         then(null, SAVEKIT_IDB.kindOf(e), SAVEKIT_IDB.describe(e, 'Web Locks refused'));
       });
     },
-    // Creates what savekit keeps in its database, where missing.
+    // A binary key as a string, to look it up in a plain object.
+    keyString: function(bytes) {
+      var text = '';
+      for (var i = 0; i < bytes.length; ++i) text += String.fromCharCode(bytes[i]);
+      return text;
+    },
+    // The object stores savekit keeps in a database.
+    storesOf: function(slots) { return slots ? ['entries', 'meta', 'heads'] : ['entries', 'meta']; },
+    // Creates what savekit keeps in its database, where missing (tx: the upgrade's).
     // (Returns whether the entries store had to be made: then whatever it held is gone.)
-    createStores: function(db) {
+    createStores: function(db, tx, slots) {
+      var I = SAVEKIT_IDB;
       var made = !db.objectStoreNames.contains('entries');
       if (made) db.createObjectStore('entries');
-      if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(SAVEKIT_IDB.format, 'format');
+      if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta').put(slots ? I.slotsFormat : I.format, 'format');
+      if (slots && !db.objectStoreNames.contains('heads')) {
+        db.createObjectStore('heads');
+        tx.objectStore('meta').put(I.slotsFormat, 'format');  // format 1's entries get their heads when loaded
+      }
       return made;
     },
     // Opens the database at whatever version it has (creating it at version 1), then
@@ -131,7 +171,7 @@ mergeInto(LibraryManager.library, {
     // database, or one whose saves other code deleted. blocked(), if given, hears that
     // another connection holds the upgrade up, and the attempt goes on waiting for it;
     // without it, the attempt fails.
-    openDatabase: function(name, ready, fail, blocked) {
+    openDatabase: function(name, slots, ready, fail, blocked) {
       var I = SAVEKIT_IDB;
       var emptied = false;
       var attempt = function(version, tries) {
@@ -146,7 +186,9 @@ mergeInto(LibraryManager.library, {
           done = true;
           fail(kind, message);
         };
-        opening.onupgradeneeded = function() { if (I.createStores(opening.result)) emptied = true; };
+        opening.onupgradeneeded = function() {
+          if (I.createStores(opening.result, opening.transaction, slots)) emptied = true;
+        };
         opening.onerror = function(event) {
           event.preventDefault();
           var e = opening.error;
@@ -163,7 +205,8 @@ mergeInto(LibraryManager.library, {
         opening.onsuccess = function() {
           var db = opening.result;
           if (done) return db.close();  // blocked and given up on, then let through
-          if (db.objectStoreNames.contains('entries') && db.objectStoreNames.contains('meta')) {
+          var stores = I.storesOf(slots);
+          if (stores.every(function(s) { return db.objectStoreNames.contains(s); })) {
             done = true;
             return ready(db, emptied);
           }
@@ -200,7 +243,7 @@ mergeInto(LibraryManager.library, {
       var I = SAVEKIT_IDB;
       var entry = I.connections[id];
       if (!entry) return;
-      I.openDatabase(entry.name, function(db, emptied) {
+      I.openDatabase(entry.name, entry.slots, function(db, emptied) {
         if (!I.connections[id]) return db.close();  // the store was closed meanwhile
         var hooks = Module['savekitTestHooks'];  // tests/web: counts reconnections
         if (hooks && hooks.onReconnected) hooks.onReconnected(entry.name);
@@ -247,52 +290,106 @@ mergeInto(LibraryManager.library, {
         return I.reportCommit(request, I.kind.io, entry.blocked ||
                               entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
       }
-      var tx, lost = false;
+      var tx, lost = false, missing = [];
       try {
-        tx = entry.db.transaction(['entries'], 'readwrite', {durability: 'strict'});
+        tx = entry.db.transaction(entry.slots ? ['entries', 'heads'] : ['entries'], 'readwrite', {durability: 'strict'});
         var store = tx.objectStore('entries');
+        var heads = entry.slots ? tx.objectStore('heads') : null;
         // [u8 clear_all][u32 records expected after it] then the operations (idb_bridge.hpp)
         var view = new DataView(bytes.buffer), at = 5, operations = 0;
         var expected = view.getUint32(1, true);
+        var sized = function() {  // [u32 size][bytes] at `at`
+          var size = view.getUint32(at, true);
+          var part = bytes.slice(at + 4, at + 4 + size);
+          at += 4 + size;
+          return part;
+        };
+        var putHead = function(key, head) {
+          if (head.length) heads.put(head, key);
+          else heads.delete(key);
+        };
+        // Requests whose answer decides a put (moves, ensures) are outstanding; the count
+        // that checks the records (invariant 1) goes after the last of them.
+        // Then the transaction is sent (commit()): no request can be added to it after that.
+        var outstanding = 1;
+        var settled = function() {
+          if (--outstanding) return;
+          // Nothing may throw from here on: an exception would unwind through the C++ caller.
+          try {
+            store.count().onsuccess = function(e) { lost = e.target.result < expected - missing.length; };
+            var hooks = Module['savekitTestHooks'];  // tests/web: counts operations, aborts on request
+            if (hooks && hooks.onCommit) hooks.onCommit(tx, operations);
+            if (tx.commit) tx.commit();  // send it now: a page being hidden may not get another task
+          } catch (ignored) {
+            // Already aborted or finished: oncomplete or onabort reports the outcome.
+          }
+        };
+        var later = [];  // the operations after the moves' reads (invariant 4)
         if (bytes[0]) store.clear();
         for (; at < bytes.length; ++operations) {
           var op = bytes[at];
-          var keySize = view.getUint32(at + 1, true);
-          var key = bytes.slice(at + 5, at + 5 + keySize).buffer;
-          at += 5 + keySize;
+          at += 1;
+          var key = sized().buffer;
           if (op === 2) {
-            store.delete(key);
-          } else if (op === 3) {  // bytes kept here (a blob id)
-            store.put(I.blobs[view.getUint32(at, true)], key);
+            later.push(function(key) { store.delete(key); if (heads) heads.delete(key); }.bind(null, key));
+          } else if (op === 3) {  // a file's bytes kept here (a blob id), and its head
+            var blob = I.blobs[view.getUint32(at, true)];
             at += 4;
+            later.push(function(key, blob, head) { store.put(blob, key); putHead(key, head); }.bind(null, key, blob, sized()));
+          } else if (op === 4) {  // a file not loaded, moved from another key within the commit
+            var from = sized().buffer, head = sized();
+            ++outstanding;
+            store.get(from).onsuccess = function(key, head, e) {
+              var value = e.target.result;
+              if (value instanceof Uint8Array) {
+                store.put(value, key);
+                putHead(key, head);
+              } else {
+                missing.push(I.keyBytes(key));
+                heads.delete(key);
+              }
+              settled();
+            }.bind(null, key, head);
+          } else if (op === 5) {  // a file that must be there (a write-back): put if gone
+            var id = view.getUint32(at, true);
+            var kept = id ? I.blobs[id] : null;  // taken now: the C++ half may let go of it meanwhile
+            at += 4;
+            var wanted = sized();
+            later.push(function(key, kept, head) {
+              ++outstanding;
+              store.count(key).onsuccess = function(e) {
+                if (!e.target.result) {
+                  if (kept) {
+                    store.put(kept, key);
+                    putHead(key, head);
+                  } else {  // not loaded, and gone: the C++ half hears which
+                    missing.push(I.keyBytes(key));
+                    heads.delete(key);
+                  }
+                }
+                settled();
+              };
+            }.bind(null, key, kept, wanted));
+          } else if (op === 6) {  // a head alone (format 1's files, loaded whole at open)
+            later.push(function(key, head) { putHead(key, head); }.bind(null, key, sized()));
           } else {
-            var recordSize = view.getUint32(at, true);
-            store.put(bytes.slice(at + 4, at + 4 + recordSize), key);
-            at += 4 + recordSize;
+            later.push(function(key, record) { store.put(record, key); }.bind(null, key, sized()));
           }
         }
-        // Invariant 1: fewer records than savekit knows of are records other code deleted.
-        store.count().onsuccess = function(e) { lost = e.target.result < expected; };
+        for (var i = 0; i < later.length; ++i) later[i]();
+        settled();
       } catch (e) {
         if (tx) try { tx.abort(); } catch (ignored) {}
         return I.reportCommit(request, I.kindOf(e), I.describe(e, 'the IndexedDB transaction could not start'));
       }
       tx.oncomplete = function() {
-        if (!lost) return I.reportCommit(request, I.kind.ok, '');
+        if (!lost) return I.reportCommit(request, I.kind.ok, '', missing);
         I.reportCommit(request, I.kind.lost, entry.name + ' holds fewer records than savekit wrote: ' +
-                       'other code on this site deleted some');
+                       'other code on this site deleted some', missing);
       };
       tx.onabort = function() {
         I.reportCommit(request, I.kindOf(tx.error), I.describe(tx.error, 'the IndexedDB transaction was aborted'));
       };
-      // Nothing may throw from here on: an exception would unwind through the C++ caller.
-      try {
-        var hooks = Module['savekitTestHooks'];  // tests/web: counts operations, aborts on request
-        if (hooks && hooks.onCommit) hooks.onCommit(tx, operations);
-        if (tx.commit) tx.commit();  // send it now: a page being hidden may not get another task
-      } catch (ignored) {
-        // Already aborted or finished: oncomplete or onabort reports the outcome.
-      }
     },
     closeConnection: function(id) {
       var entry = SAVEKIT_IDB.connections[id];
@@ -316,8 +413,10 @@ mergeInto(LibraryManager.library, {
     },
   },
 
+  // contents: 0 a store's records, inline; 1 a slots folder's heads (entries loaded when
+  // fetched); 2 a slots folder's every file, kept here.
   savekit_idb_open__deps: ['$SAVEKIT_IDB'],
-  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive, waitForLock, keepHere) {
+  savekit_idb_open: function(namePtr, request, requestPersistence, exclusive, waitForLock, contents) {
     var name = UTF8ToString(namePtr);
     var I = SAVEKIT_IDB;
     var storage = {persisted: 0, usage: 0, quota: 0};
@@ -347,60 +446,107 @@ mergeInto(LibraryManager.library, {
       var fail = function(kind, message) { release(); finish(0, null, kind, message); };
       I.persistence(requestPersistence).then(function(answer) {
         storage = answer;
-        I.openDatabase(name, function(db) {
+        var slots = contents !== 0;
+        I.openDatabase(name, slots, function(db) {
           var id = I.nextConnection++;
-          I.connections[id] = {db: db, release: release, name: name, queue: null};
+          I.connections[id] = {db: db, release: release, name: name, queue: null, slots: slots};
           I.keepConnected(id, db);
-          var tx, keys, values, format;
-          try {
-            tx = db.transaction(['entries', 'meta'], 'readonly');
+          var failed = function(kind, message) {
+            delete I.connections[id];
+            db.close();
+            fail(kind, message);
+          };
+          var reading = function(stores, issue, then) {  // a readonly transaction
+            var tx;
+            try {
+              tx = db.transaction(stores, 'readonly');
+              issue(tx);
+            } catch (e) {
+              return failed(I.kind.io, I.describe(e, 'reading the saves failed'));
+            }
+            tx.onabort = function() { failed(I.kind.io, I.describe(tx.error, 'reading the saves was aborted')); };
+            tx.oncomplete = then;
+          };
+          var keep = function(value) {  // [u32 blob id][u32 size]: the bytes stay here (invariant 3)
+            var blob = I.nextBlob++;
+            I.blobs[blob] = value;
+            var reference = new Uint8Array(8);
+            new DataView(reference.buffer).setUint32(0, blob, true);
+            new DataView(reference.buffer).setUint32(4, value.length, true);
+            return reference;
+          };
+          var tagged = function(tag, bytes) {
+            var out = new Uint8Array(1 + bytes.length);
+            out[0] = tag;
+            out.set(bytes, 1);
+            return out;
+          };
+          var keyOf = function(key) {
+            return key instanceof ArrayBuffer || ArrayBuffer.isView(key) ? I.keyBytes(key) : new Uint8Array(0);
+          };
+          // Flattened to ([u32 key size][key][u32 record size][record])* (idb_bridge.hpp).
+          // Non-binary records are passed as empty ones, which the C++ half leaves alone.
+          var finishWith = function(parts) {
+            I.watchPage();
+            finish(id, I.flatten(parts), I.kind.ok, '');
+          };
+          var keys, values, headKeys, headValues, format;
+          reading(I.storesOf(slots), function(tx) {
             var entries = tx.objectStore('entries');
             entries.getAllKeys().onsuccess = function(e) { keys = e.target.result; };
-            entries.getAll().onsuccess = function(e) { values = e.target.result; };
+            if (contents !== 1) entries.getAll().onsuccess = function(e) { values = e.target.result; };
+            if (slots) {
+              var heads = tx.objectStore('heads');
+              heads.getAllKeys().onsuccess = function(e) { headKeys = e.target.result; };
+              heads.getAll().onsuccess = function(e) { headValues = e.target.result; };
+            }
             tx.objectStore('meta').get('format').onsuccess = function(e) { format = e.target.result; };
-          } catch (e) {
-            delete I.connections[id];
-            db.close();
-            return fail(I.kind.io, I.describe(e, 'reading the saves failed'));
-          }
-          tx.onabort = function() {
-            delete I.connections[id];
-            db.close();
-            fail(I.kind.io, I.describe(tx.error, 'reading the saves was aborted'));
-          };
-          tx.oncomplete = function() {
-            if (typeof format === 'number' && format > I.format) {
-              delete I.connections[id];
-              db.close();
-              return fail(I.kind.newerFormat, name + ' was written by a newer savekit (format ' + format + ')');
+          }, function() {
+            if (typeof format === 'number' && format > (slots ? I.slotsFormat : I.format))
+              return failed(I.kind.newerFormat, name + ' was written by a newer savekit (format ' + format + ')');
+            var parts = [], i;
+            if (!slots) {
+              for (i = 0; i < keys.length; ++i)
+                parts.push(keyOf(keys[i]), values[i] instanceof Uint8Array ? values[i] : new Uint8Array(0));
+              return finishWith(parts);
             }
-            // Flatten to ([u32 key size][key][u32 record size][record])*; non-binary records
-            // are passed as empty ones, which the C++ half reports and leaves alone. With
-            // keepHere, the bytes stay here and a record is [u32 blob id][u32 size].
-            var total = 0, parts = [];
-            for (var i = 0; i < keys.length; ++i) {
-              var key = keys[i] instanceof ArrayBuffer || ArrayBuffer.isView(keys[i]) ? I.keyBytes(keys[i]) : new Uint8Array(0);
-              var value = values[i] instanceof Uint8Array ? values[i] : new Uint8Array(0);
-              if (keepHere && value.length) {
-                var blob = I.nextBlob++;
-                I.blobs[blob] = value;
-                var reference = new Uint8Array(8);
-                new DataView(reference.buffer).setUint32(0, blob, true);
-                new DataView(reference.buffer).setUint32(4, value.length, true);
-                value = reference;
+            // Slots: [u8 1][head record] for a file with a head; [u8 2 (head stored) or
+            // 3 (none)][u32 blob id][u32 size] for a file loaded whole — every file with
+            // contents 2, else those without a head (format 1's, files that are not
+            // generations, an entry other code put).
+            var headOf = {};
+            for (i = 0; i < headKeys.length; ++i) {
+              var head = headValues[i];
+              if (head instanceof Uint8Array && head.length >= 8) headOf[I.keyString(keyOf(headKeys[i]))] = head;
+            }
+            var whole = [];  // [key, value, head stored]
+            var unread = [];
+            for (i = 0; i < keys.length; ++i) {
+              var key = keyOf(keys[i]), name = I.keyString(key), known = headOf[name];
+              delete headOf[name];
+              if (contents === 2) whole.push([key, values[i], !!known]);
+              else if (known) parts.push(key, tagged(1, known));
+              else unread.push(keys[i]);
+            }
+            // [u8 4]: a head whose file other code deleted.
+            for (i = 0; i < headKeys.length; ++i)
+              if (headOf[I.keyString(keyOf(headKeys[i]))]) parts.push(keyOf(headKeys[i]), new Uint8Array([4]));
+            var deliver = function() {
+              for (var j = 0; j < whole.length; ++j) {
+                var value = whole[j][1];
+                parts.push(whole[j][0], value instanceof Uint8Array ? tagged(whole[j][2] ? 2 : 3, keep(value))
+                                                                      : new Uint8Array(0));
               }
-              parts.push(key, value);
-              total += 8 + key.length + value.length;
-            }
-            var out = new Uint8Array(total), view = new DataView(out.buffer), at = 0;
-            for (var j = 0; j < parts.length; ++j) {
-              view.setUint32(at, parts[j].length, true);
-              out.set(parts[j], at + 4);
-              at += 4 + parts[j].length;
-            }
-            I.watchPage();
-            finish(id, out, I.kind.ok, '');
-          };
+              finishWith(parts);
+            };
+            if (!unread.length) return deliver();
+            reading(['entries'], function(tx) {
+              var entries = tx.objectStore('entries');
+              unread.forEach(function(key) {
+                entries.get(key).onsuccess = function(e) { whole.push([keyOf(key), e.target.result, false]); };
+              });
+            }, deliver);
+          });
         }, fail);
       });
     });
@@ -422,6 +568,48 @@ mergeInto(LibraryManager.library, {
     }
     I.runCommit(connection, request, bytes);
   },
+  // Reads one slot file's entry (invariant 4) after the commits sent before it; reports
+  // savekit_idb_fetched(request, blob id (0: no such record, or not bytes), size, kind, message).
+  savekit_idb_fetch__deps: ['$SAVEKIT_IDB', '$callUserCallback'],
+  savekit_idb_fetch: function(connection, request, keyPtr, keySize) {
+    var I = SAVEKIT_IDB;
+    var key = HEAPU8.slice(keyPtr, keyPtr + keySize).buffer;
+    var report = function(blob, size, kind, message) {
+      callUserCallback(function() {
+        I.withString(message, function(ptr) { _savekit_idb_fetched(request, blob, size, kind, ptr); });
+      });
+    };
+    var run = function() {
+      var entry = I.connections[connection];
+      if (!entry) return report(0, 0, I.kind.io, 'the IndexedDB connection is closed');
+      if (!entry.db) {
+        return report(0, 0, I.kind.io, entry.blocked || entry.name + ' could not be reopened: ' + (entry.broken || 'closed'));
+      }
+      var tx, value;
+      try {
+        tx = entry.db.transaction(['entries'], 'readonly');
+        tx.objectStore('entries').get(key).onsuccess = function(e) { value = e.target.result; };
+      } catch (e) {
+        return report(0, 0, I.kindOf(e), I.describe(e, 'reading a save failed'));
+      }
+      tx.oncomplete = function() {
+        if (!(value instanceof Uint8Array)) return report(0, 0, I.kind.ok, '');
+        var blob = I.nextBlob++;
+        I.blobs[blob] = value;
+        report(blob, value.length, I.kind.ok, '');
+      };
+      tx.onabort = function() { report(0, 0, I.kindOf(tx.error), I.describe(tx.error, 'reading a save was aborted')); };
+    };
+    var entry = I.connections[connection];
+    if (entry && entry.queue && !entry.blocked) return entry.queue.push(run);  // reconnecting: in order
+    if (entry && !entry.db && !entry.queue) {  // a reconnection given up on: try again
+      entry.queue = [run];
+      entry.broken = null;
+      return I.reconnect(connection, 0);
+    }
+    run();
+  },
+
   // Commits the store's pending changes every `ms` milliseconds (its autosave option).
   savekit_idb_autosave__deps: ['$SAVEKIT_IDB', '$callUserCallback'],
   savekit_idb_autosave: function(connection, ms) {

@@ -47,6 +47,17 @@ std::shared_ptr<const savekit::payload_sealer> sealer() {
   return savekit::make_slot_sealer(portable::keys(), {.level = 3}, "player-7");
 }
 
+// The folder opens on its heads: the save is fetched before it is read.
+step load_hero() {
+  return [](next_fn next) {
+    if (!sealed_folder) return next();
+    sealed_folder->load_async("hero", [next](savekit::status loaded) {
+      CHECK(loaded.has_value());
+      next();
+    });
+  };
+}
+
 step open_sealed_folder(std::shared_ptr<const savekit::payload_sealer> with) {
   return [with](next_fn next) {
     savekit::web::indexeddb_slots_options options;
@@ -55,6 +66,7 @@ step open_sealed_folder(std::shared_ptr<const savekit::payload_sealer> with) {
         "sealed",
         [next](savekit::result<savekit::slots> opened, const savekit::web::storage_info&) {
           CHECK(opened.has_value());
+          if (!opened) std::printf("  open failed: %s\n", opened.error().message().c_str());
           if (opened) sealed_folder = std::move(*opened);
           next();
         },
@@ -77,7 +89,7 @@ test_case sealed_slots_survive_a_reopen() {
              sealed_folder.reset();
              next();
            },
-           open_sealed_folder(sealer()),
+           open_sealed_folder(sealer()), load_hero(),
            [](next_fn next) {
              if (sealed_folder) {
                auto world = sealed_folder->read<portable::World>("hero");
@@ -89,6 +101,7 @@ test_case sealed_slots_survive_a_reopen() {
              next();
            },
            open_sealed_folder(nullptr),  // no key: the menu shows it, the save stays shut
+           load_hero(),
            [](next_fn next) {
              if (sealed_folder) {
                auto world = sealed_folder->read<portable::World>("hero");
