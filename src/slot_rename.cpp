@@ -71,6 +71,16 @@ status slots::rename(std::string_view from, std::string_view to) {
   if (!target) return std::move(target).error();
   if ((!target->generations.empty() || !target->damaged.empty()) && !interrupted_rename(s, from, *source, to, *target))
     return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
+  // Where saves may not be at hand (the browser's slots: slots::load_history_async), every
+  // generation is read once before anything is written: a rename never stops half done
+  // for want of one, leaving a copy of the newest under `to`.
+  if (s.fs->fetches()) {
+    generation_walk check{s, from_base, source->generations, sections::all, from};
+    while (std::optional<met_generation> met = check.next())
+      if (met->what == met_generation::kind::unreadable) return std::move(*met->failure);
+    source = s.scan_slot(from, from_base);  // (damaged ones met were set aside)
+    if (!source) return std::move(source).error();
+  }
   // Every generation is written under the new name (its header names the slot), newest
   // first, before any old file goes: interrupted, `to` holds the newest save and `from`
   // all of them, and the rename can be run again.

@@ -242,6 +242,21 @@ TEST(SlotLoading, ARenameCarriesEveryGenerationOnceTheHistoryIsLoaded) {
   EXPECT_EQ(s->history("b").value_or(std::vector<savekit::generation_info>{}).size(), 2u);
 }
 
+// Found by an attack review: with the newest loaded (what a game reads) and an older one
+// not, a rename copied the newest under the new name, then stopped.
+TEST(SlotLoading, ARenameMissingAGenerationWritesNothing) {
+  temp_dir dir;
+  write_generations(dir.path().string(), 2);
+  auto lazy = std::make_shared<lazy_fs>(4096);
+  auto s = savekit::slots::open(dir.path().string(), {}, lazy);
+  ASSERT_TRUE(s);
+  s->load_async("a", [](savekit::status loaded) { EXPECT_TRUE(loaded); });
+  lazy->answer_fetches();
+  EXPECT_EQ(s->rename("a", "b").error().code(), errc::not_loaded);
+  EXPECT_EQ(s->info("b").error().code(), errc::not_found);
+  EXPECT_EQ(s->list().value_or(std::vector<savekit::slot_info>{}).size(), 1u);
+}
+
 // Found by an attack review: a load under way held the slots, and with them their lock.
 TEST(SlotLoading, SlotsClosedWhileALoadWaitsAreLetGoAtOnce) {
   temp_dir dir;

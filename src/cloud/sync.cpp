@@ -105,7 +105,8 @@ constexpr std::uint64_t max_list_answer = std::uint64_t{64} << 20;
 // durable when its sync calls return. In the browser both let the page run
 // (web/fetch_transport.hpp).
 void pause_for(std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }
-savekit::status wait_until_durable(file_system& fs) {
+savekit::status wait_until_durable(slots& folder) {
+  file_system& fs = slot_sync_access::fs(folder);
   std::optional<savekit::status> outcome;
   fs.when_durable([&outcome](savekit::status s) { outcome = std::move(s); });
   return outcome ? std::move(*outcome) : savekit::status{};
@@ -113,14 +114,34 @@ savekit::status wait_until_durable(file_system& fs) {
 savekit::status wait_until_loaded(slots&, std::string_view, std::optional<std::uint64_t>) { return {}; }
 #endif
 
+// Whether a load's error is one a read of the slot gives too (no slot, nothing intact, a
+// newer savekit's, a seal that does not open): the read then says it. Any other (IndexedDB
+// failed, a save other code deleted before it was loaded, the slots closed) stops the
+// slot's sync: what the read would find then is not the player's save.
+bool a_read_says_it(const savekit::status& loaded) {
+  if (loaded) return true;
+  switch (loaded.error().code()) {
+    case errc::not_found:
+    case errc::damaged:
+    case errc::unsupported_version:
+    case errc::tampered:
+    case errc::key_not_held:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // A slot's newest save (or one generation), whole: in the browser its bytes are fetched
-// from IndexedDB first. (A load that fails leaves the read to say why.)
+// from IndexedDB first. Only from a run (in the browser, it waits through Asyncify).
 result<std::optional<slot_snapshot>> newest_whole(slots& folder, std::string_view name) {
-  (void)wait_until_loaded(folder, name, std::nullopt);
+  if (savekit::status loaded = wait_until_loaded(folder, name, std::nullopt); !a_read_says_it(loaded))
+    return std::move(loaded).error();
   return slot_sync_access::newest(folder, name);
 }
 result<slot_snapshot> generation_whole(slots& folder, std::string_view name, std::uint64_t generation) {
-  (void)wait_until_loaded(folder, name, generation);
+  if (savekit::status loaded = wait_until_loaded(folder, name, generation); !a_read_says_it(loaded))
+    return std::move(loaded).error();
   return slot_sync_access::generation(folder, name, generation);
 }
 
@@ -253,7 +274,7 @@ struct sync::impl {
       }
       // What the request stands on (the outbox entry above all) is durable before it goes:
       // at once on a disk; in the browser, once IndexedDB's transaction has completed.
-      if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable) {
+      if (savekit::status durable = wait_until_durable(*folder); !durable) {
         rs.undone = error{durable.error().code(), 0,
                           "a change of this run was not kept (" + durable.error().message() + "): the run stops"};
         rs.fatal = rs.undone;
@@ -726,6 +747,8 @@ struct sync::impl {
     for (const generation_info& g : *gens) {  // newest first
       if (g.damaged) continue;
       result<slot_snapshot> loser = generation_whole(*folder, name, g.generation);
+      // One that cannot be read now (not loaded, IndexedDB failed) may be a loser: the slot stays.
+      if (!loser && !a_read_says_it(loser.error())) return std::move(loser).error();
       if (!loser || std::find(rec.kept_here.begin(), rec.kept_here.end(), loser->content) == rec.kept_here.end())
         continue;
       remote_entry mine;
@@ -1116,8 +1139,7 @@ struct sync::impl {
       it = it->second.empty() ? rs.doc.slots.erase(it) : std::next(it);
     if (savekit::status saved = save_state(rs); !saved) return std::move(saved).error();
     // What the report says is kept here (in the browser: once IndexedDB has it).
-    if (savekit::status durable = wait_until_durable(slot_sync_access::fs(*folder)); !durable)
-      return std::move(durable).error();
+    if (savekit::status durable = wait_until_durable(*folder); !durable) return std::move(durable).error();
     if (rs.undone) return *rs.undone;
     if (rs.fatal) return *rs.fatal;
     // A change an earlier run left unanswered, acknowledged now: "pushed", unless the slot
@@ -1150,7 +1172,9 @@ struct sync::impl {
     const auto it = doc.slots.find(name);
     const slot_record empty;
     const slot_record& rec = it == doc.slots.end() ? empty : it->second;
-    result<std::optional<slot_snapshot>> snap = newest_whole(*folder, name);
+    // status() is the game's call, which cannot wait: a save not loaded yet is
+    // errc::not_loaded here (in the browser, slots::load_async it first).
+    result<std::optional<slot_snapshot>> snap = slot_sync_access::newest(*folder, name);
     if (!snap) return std::move(snap).error();
     if (*snap) s.local = (*snap)->info;
     if (rec.listed) {

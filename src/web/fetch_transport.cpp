@@ -262,8 +262,8 @@ static status wait_for_callback(const std::function<void(std::function<void(stat
   return std::move(*w->outcome);
 }
 
-status wait_until_durable(file_system& fs) {
-  return wait_for_callback([&fs](std::function<void(status)> done) { fs.when_durable(std::move(done)); });
+status wait_until_durable(slots& folder) {
+  return wait_for_callback([&folder](std::function<void(status)> done) { folder.when_durable(std::move(done)); });
 }
 
 status wait_until_loaded(slots& folder, std::string_view name, std::optional<std::uint64_t> generation) {

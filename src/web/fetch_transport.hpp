@@ -27,9 +27,10 @@ result<std::shared_ptr<transport>> make_fetch_transport(const options& o);
 bool can_suspend();
 // Lets the page run for d (emscripten_sleep); returns at once if it cannot suspend.
 void pause_for(std::chrono::milliseconds d);
-// Waits, letting the page run, until every change made so far in fs is durable (an
-// IndexedDB transaction has completed), or for the failure that undid them.
-status wait_until_durable(file_system& fs);
+// Waits, letting the page run, until every change made so far in the slots is durable (an
+// IndexedDB transaction has completed), or for the failure that undid them — or a loss
+// they found meanwhile (saves other code deleted: slots::when_durable), which stops a run.
+status wait_until_durable(slots& folder);
 // Waits, letting the page run, until the slot's newest intact save (or the generation
 // given) is loaded from IndexedDB (slots::load_async); its outcome.
 status wait_until_loaded(slots& folder, std::string_view name, std::optional<std::uint64_t> generation);

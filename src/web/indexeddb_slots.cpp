@@ -97,8 +97,12 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   // heads_owed: files loaded whole that have none (format 1's); files_gone: heads whose
   // file other code deleted — a save lost, reported (take_failure), its head tidied away.
   indexeddb_file_system(std::string folder, int connection, std::map<std::string, file_content> files, bool read_only,
-                        std::vector<std::string> heads_owed, std::vector<std::string> files_gone)
-      : folder_(std::move(folder)), connection_(connection), files_(std::move(files)), read_only_(read_only) {
+                        bool on_demand, std::vector<std::string> heads_owed, std::vector<std::string> files_gone)
+      : folder_(std::move(folder)),
+        connection_(connection),
+        files_(std::move(files)),
+        read_only_(read_only),
+        on_demand_(on_demand) {
     detail::set_owner(connection_, this);
     if (!files_gone.empty()) {
       std::string names;
@@ -335,8 +339,8 @@ class indexeddb_file_system final : public file_system, public detail::connectio
                          [this, alive = std::weak_ptr<int>(alive_), name = *name, file,
                           done = std::move(done)](result<std::shared_ptr<const kept_bytes>> got) {
                            if (!got) return done(std::move(got).error());
-                           if (!alive.expired()) arrived(name, file, std::move(*got));
-                           done(status{});
+                           if (alive.expired()) return done(error{errc::io_error, 0, name + ": the slots were closed"});
+                           done(arrived(name, file, std::move(*got)));
                          });
   }
 
@@ -431,27 +435,32 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   // bytes): the file is gone from memory too, a read walks past it, and the loss is reported
   // (take_failure). Other bytes than its head says (other code replaced the record): taken
   // as they now are, with their own head, and their checksums judge them.
-  void arrived(const std::string& name, const file_content& file, std::shared_ptr<const kept_bytes> bytes) {
+  // The fetch's outcome: the loss, so that a load ends with it rather than fall back in
+  // silence to an older save (the cloud sync would take that for the player's progress).
+  // In a read-only folder a file gone is one the writer pruned: nothing lost.
+  status arrived(const std::string& name, const file_content& file, std::shared_ptr<const kept_bytes> bytes) {
     auto found = files_.find(name);
     const bool current = found != files_.end() && found->second == file;
     if (!bytes) {
-      if (!current) return;
+      if (!current) return {};
+      files_.erase(found);
+      if (read_only_) return {};
       error lost{errc::store_replaced, 0,
                  folder_ + "/" + name +
                      " is no longer in IndexedDB: other code on this site deleted it (or put there what is not bytes)"};
       emscripten_log(EM_LOG_CONSOLE | EM_LOG_ERROR, "savekit: %s", lost.message().c_str());
       if (!failure_) failure_ = lost;
-      files_.erase(found);
-      return;
+      return lost;
     }
     if (bytes->size() == file->size && bytes->read(0, file->head.size()) == file->head) {
       if (!file->whole) file->whole = std::move(bytes);
-      return;
+      return {};
     }
-    if (!current) return;
+    if (!current) return {};
     file_content replaced = stored_from(name, std::move(bytes));
     replaced->stored_under = file->stored_under;
     found->second = std::move(replaced);
+    return {};
   }
 
   // A transaction without changes: checks the records are all there (invariant 2).
@@ -630,7 +639,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
       else
         c->after->stored_under = std::make_shared<std::string>(c->name);
       if (std::optional<format::slot_file_name> file = format::parse_slot_file_name(c->name))
-        if (let_go && file->kind == format::slot_file_kind::generation) let_go_older(*file);
+        if (let_go && on_demand_ && file->kind == format::slot_file_kind::generation) let_go_older(*file);
     }
   }
 
@@ -676,6 +685,7 @@ class indexeddb_file_system final : public file_system, public detail::connectio
   std::map<int, open_file> handles_;
   int next_handle_ = 1;
   bool read_only_;
+  bool on_demand_;                    // slot_loading::on_demand: older generations let go of their bytes
   std::shared_ptr<batch> in_flight_;  // sent, not completed
   std::shared_ptr<batch> pending_;    // made since, to go once in_flight_ completes
   bool rewrite_all_ = false;          // the database was emptied underneath: write everything
@@ -740,9 +750,9 @@ void open_slots(const std::string& name, open_slots_callback done, indexeddb_slo
           file->stored_under = std::make_shared<std::string>(key);
           files.emplace(std::string{key}, std::move(file));
         }
-        auto fs =
-            std::make_shared<indexeddb_file_system>(database, connection, std::move(files), options.slots.read_only,
-                                                    std::move(heads_owed), std::move(files_gone));
+        auto fs = std::make_shared<indexeddb_file_system>(
+            database, connection, std::move(files), options.slots.read_only, options.load == slot_loading::on_demand,
+            std::move(heads_owed), std::move(files_gone));
         slots_options slots_settings = options.slots;
         slots_settings.fs = nullptr;
         slots_settings.create_if_missing = true;
