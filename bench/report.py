@@ -896,6 +896,11 @@ def browser_e2e_report(path):
         r = med(saves[ours]) / med(saves[floor])
         print(f"| {label} | {med(saves[ours]):.2f} | {med(saves[floor]):.2f} | {r:.2f} | ≤ 1.2: "
               f"{'met' if r <= 1.2 else '**missed**'} |")
+    if "slot_floor_heads" in saves:
+        r = med(saves["slot_write"]) / med(saves["slot_floor_heads"])
+        print(f"| the same slot write beside the floor with the head records savekit's slots keep "
+              f"(a put of the file's first 4 KB beside it, and its delete) | {med(saves['slot_write']):.2f} | "
+              f"{med(saves['slot_floor_heads']):.2f} | {r:.2f} | – |")
     print()
     print(f"Of the slot write, `write()` itself (encoding, checksums, the file in memory) takes "
           f"{med(saves['slot_write_in_memory']):.2f} ms; the rest is the browser's transaction. The floor is a "
