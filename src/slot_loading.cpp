@@ -64,6 +64,18 @@ struct slots::loader : std::enable_shared_from_this<slots::loader> {
     if (callback) callback(std::move(outcome));
   }
 
+  // The slot's kept generations and their files, newest first, after the writes queued.
+  static result<std::vector<std::pair<std::uint64_t, std::string>>> kept_files(slots::state& s, std::string_view name) {
+    s.wait_for_queue();
+    std::lock_guard lock(s.folder_mutex);
+    const std::string base = detail::slot_file_base(name);
+    result<detail::slot_files> files = s.scan_slot(name, base);
+    if (!files) return std::move(files).error();
+    std::vector<std::pair<std::uint64_t, std::string>> out;
+    for (std::uint64_t g : files->generations) out.emplace_back(g, s.path_of(base, g, slot_file_kind::generation));
+    return out;
+  }
+
   // Fetches paths one after the other; done with the first failure, or ok.
   static void fetch_each(std::weak_ptr<slots::state> folder, std::vector<std::string> paths, std::size_t at,
                          std::function<void(status)> done) {
@@ -94,38 +106,22 @@ void slots::load_async(std::string_view name, std::uint64_t generation, std::fun
   if (!done) done = [](status) {};
   if (status valid = check_name(name); !valid) return done(std::move(valid));
   if (!state_->fs->fetches()) return done(status{});
-  state& s = *state_;
-  s.wait_for_queue();
-  std::string path;
-  {
-    std::lock_guard lock(s.folder_mutex);
-    const std::string base = detail::slot_file_base(name);
-    result<detail::slot_files> files = s.scan_slot(name, base);
-    if (!files) return done(std::move(files).error());
-    if (std::find(files->generations.begin(), files->generations.end(), generation) == files->generations.end())
-      return done(
-          error{errc::not_found, 0, detail::quoted(name) + " keeps no generation " + std::to_string(generation)});
-    path = s.path_of(base, generation, slot_file_kind::generation);
-  }
-  loader::fetch_each(std::weak_ptr<state>(state_), {path}, 0, std::move(done));
+  result<std::vector<std::pair<std::uint64_t, std::string>>> kept = loader::kept_files(*state_, name);
+  if (!kept) return done(std::move(kept).error());
+  for (auto& [g, path] : *kept)
+    if (g == generation) return loader::fetch_each(std::weak_ptr<state>(state_), {std::move(path)}, 0, std::move(done));
+  done(error{errc::not_found, 0, detail::quoted(name) + " keeps no generation " + std::to_string(generation)});
 }
 
 void slots::load_history_async(std::string_view name, std::function<void(status)> done) {
   if (!done) done = [](status) {};
   if (status valid = check_name(name); !valid) return done(std::move(valid));
   if (!state_->fs->fetches()) return done(status{});
-  state& s = *state_;
-  s.wait_for_queue();
+  result<std::vector<std::pair<std::uint64_t, std::string>>> kept = loader::kept_files(*state_, name);
+  if (!kept) return done(std::move(kept).error());
+  if (kept->empty()) return done(error{errc::not_found, 0, "no " + detail::quoted(name) + " in " + state_->folder});
   std::vector<std::string> paths;
-  {
-    std::lock_guard lock(s.folder_mutex);
-    const std::string base = detail::slot_file_base(name);
-    result<detail::slot_files> files = s.scan_slot(name, base);
-    if (!files) return done(std::move(files).error());
-    if (files->generations.empty())
-      return done(error{errc::not_found, 0, "no " + detail::quoted(name) + " in " + s.folder});
-    for (std::uint64_t g : files->generations) paths.push_back(s.path_of(base, g, slot_file_kind::generation));
-  }
+  for (auto& [g, path] : *kept) paths.push_back(std::move(path));
   loader::fetch_each(std::weak_ptr<state>(state_), std::move(paths), 0, std::move(done));
 }
 
