@@ -4,6 +4,11 @@
 #include <atomic>
 #include <system_error>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace savekit::detail {
 
 struct background_worker::control {
@@ -47,6 +52,16 @@ bool background_worker::post(std::function<void()> task) {
 
 void background_worker::run(std::shared_ptr<control> keep) {
   control& c = *keep;
+#if defined(__linux__)
+  // Throughput work, never the game's frame: a SCHED_BATCH thread does not preempt the
+  // thread that woke it (Linux's scheduler places a woken thread beside its waker, and a
+  // normal one could take the game's core for a whole encode; docs/performance-notes.md,
+  // "write_async's hitch"). Same priority otherwise; unprivileged; ignored if refused.
+  {
+    sched_param normal{};
+    (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &normal);
+  }
+#endif
   for (;;) {
     std::function<void()> task;
     {

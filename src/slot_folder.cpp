@@ -19,7 +19,9 @@ std::chrono::system_clock::time_point time_of(std::int64_t us) {
       std::chrono::duration_cast<clock_duration>(std::chrono::microseconds{us})};
 }
 
-generation_info info_of(const inspected& g) {
+namespace {
+// Everything but the metadata.
+generation_info header_info_of(const inspected& g) {
   generation_info info;
   info.generation = g.header.generation;
   info.saved_at = time_of(g.header.saved_at_us);
@@ -29,7 +31,19 @@ generation_info info_of(const inspected& g) {
   info.thumbnail_bytes = g.header.thumbnail_bytes;
   info.restored_from = g.header.restored_from;
   info.sealed = g.sealed();
+  return info;
+}
+}  // namespace
+
+generation_info info_of(const inspected& g) {
+  generation_info info = header_info_of(g);
   info.meta = g.meta;
+  return info;
+}
+
+generation_info info_of(inspected&& g) {
+  generation_info info = header_info_of(g);
+  info.meta = std::move(g.meta);
   return info;
 }
 
@@ -55,7 +69,12 @@ std::uint64_t slot_files::damaged_newer_than(std::uint64_t generation) const {
 }
 
 std::string slot_folder::path_of(std::string_view base, std::uint64_t generation, slot_file_kind kind) const {
-  return folder + "/" + slot_file_name_of(base, generation, kind);
+  std::string path;
+  path.reserve(folder.size() + 1 + base.size() + 32);
+  path += folder;
+  path += '/';
+  append_slot_file_name(path, base, generation, kind);
+  return path;
 }
 
 error slot_folder::read_only_error() const {
@@ -66,10 +85,20 @@ result<std::map<std::string, slot_files>> slot_folder::scan() {
   result<std::vector<std::string>> names = fs->list_directory(folder);
   if (!names) return std::move(names).error();
   std::map<std::string, slot_files> slots;
+  std::string base;
   for (const std::string& file : *names) {
-    std::optional<slot_file_name> parsed = parse_slot_file_name(file);
+    std::optional<slot_file_name_parts> parsed = split_slot_file_name(file);
     if (!parsed) continue;
-    slot_files& files = slots[parsed->base];
+    base.assign(parsed->base);
+    auto it = slots.find(base);
+    if (it == slots.end()) {  // a base is checked once, not once per file (a parse_slot_file_name)
+      std::optional<std::string> name;
+      if (base.find('~') == std::string::npos && !(name = canonical_slot_name_of_base(base))) continue;
+      it = slots.emplace(base, slot_files{}).first;
+      if (name) it->second.name = std::move(*name);
+      it->second.generations.reserve(4);  // (keep_generations is 3 by default, and a write makes one more)
+    }
+    slot_files& files = it->second;
     switch (parsed->kind) {
       case slot_file_kind::generation:
         files.generations.push_back(parsed->generation);
@@ -127,23 +156,29 @@ result<inspected> slot_folder::inspect(const std::string& base, std::uint64_t ge
   result<std::string> first = fs->read_at(
       *handle, 0, static_cast<std::size_t>(std::clamp<std::uint64_t>(info->size, slot_header_size, first_read)));
   if (!first) return std::move(first).error();
-  // Bytes [at, at + n) of the file: from the first read when it holds them.
-  auto bytes_at = [&](std::uint64_t at, std::size_t n) -> result<std::string> {
-    if (at + n <= first->size()) return first->substr(static_cast<std::size_t>(at), n);
-    return fs->read_at(*handle, at, n);
+  // Bytes [at, at + n) of the file: a view of the first read when it holds them, else read
+  // into read_past (which the view then shows).
+  auto bytes_at = [&](std::uint64_t at, std::size_t n, std::string& read_past) -> result<std::string_view> {
+    if (at + n <= first->size()) return std::string_view{*first}.substr(static_cast<std::size_t>(at), n);
+    result<std::string> more = fs->read_at(*handle, at, n);
+    if (!more) return std::move(more).error();
+    read_past = std::move(*more);
+    return std::string_view{read_past};
   };
-  result<std::string> head = first->substr(0, slot_header_size);
-  if (std::size_t whole = slot_header_bytes_to_check(*head, info->size); whole > head->size()) {
-    head = bytes_at(0, whole);  // a newer version's longer header, to check its checksum
-    if (!head) return std::move(head).error();
+  std::string longer_head, longer_meta;
+  std::string_view head = std::string_view{*first}.substr(0, slot_header_size);
+  if (std::size_t whole = slot_header_bytes_to_check(head, info->size); whole > head.size()) {
+    result<std::string_view> all = bytes_at(0, whole, longer_head);  // a newer version's longer header
+    if (!all) return std::move(all).error();
+    head = *all;
   }
-  out->check = parse_slot_header(*head, info->size, out->header);
+  out->check = parse_slot_header(head, info->size, out->header);
   if (out->check.damage != slot_damage::none) return out;
   // The file name numbers generations (a file copied in under another number is that
   // number); the header's copy is what the writer meant, kept only in the file.
   out->header.generation = generation;
   const slot_header& h = out->header;
-  result<std::string> name_and_meta = bytes_at(slot_header_size, h.name_bytes + h.meta_bytes);
+  result<std::string_view> name_and_meta = bytes_at(slot_header_size, h.name_bytes + h.meta_bytes, longer_meta);
   if (!name_and_meta) return std::move(name_and_meta).error();
   out->check = check_slot_section(*name_and_meta, h.head_crc, "name and metadata");
   if (out->check.damage != slot_damage::none) return out;
@@ -152,8 +187,7 @@ result<inspected> slot_folder::inspect(const std::string& base, std::uint64_t ge
     out->other_name = true;
     return out;
   }
-  result<slot_meta> meta =
-      decode_slot_meta(std::string_view{*name_and_meta}.substr(h.name_bytes), &out->compact_layout);
+  result<slot_meta> meta = decode_slot_meta(name_and_meta->substr(h.name_bytes), &out->compact_layout);
   if (!meta) {  // checksummed bytes savekit cannot read: another writer's, not damage
     out->check = {slot_damage::newer, "the metadata does not decode: " + meta.error().to_string()};
     return out;
@@ -182,6 +216,7 @@ result<inspected> slot_folder::inspect(const std::string& base, std::uint64_t ge
 }
 
 std::string slot_folder::name_of_files(const std::string& base, const slot_files& files) {
+  if (!files.name.empty()) return files.name;
   if (std::optional<std::string> name = slot_name_of_base(base)) return *name;
   for (std::uint64_t g : files.damaged) {
     result<inspected> r = inspect(base, g, sections::head, {}, slot_file_kind::damaged);

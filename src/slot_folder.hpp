@@ -52,6 +52,7 @@ struct slot_files {
   std::vector<std::uint64_t> generations;  // BASE.N.slot
   std::vector<std::uint64_t> damaged;      // BASE.N.damaged
   std::vector<std::uint64_t> temporary;    // BASE.N.tmp
+  std::string name;  // the name a base without '~' spells (scan checked it); empty for a hashed base
   bool empty() const { return generations.empty() && damaged.empty() && temporary.empty(); }
   std::uint64_t highest() const;
   std::uint64_t damaged_newer_than(std::uint64_t generation) const;
@@ -77,6 +78,7 @@ inline bool wants(sections asked, sections s) { return (static_cast<unsigned>(as
 std::string quoted(std::string_view name);  // "slot 'NAME'", for messages
 std::chrono::system_clock::time_point time_of(std::int64_t us);
 generation_info info_of(const inspected& g);
+generation_info info_of(inspected&& g);  // moves the metadata out
 generation_info damaged_info(std::uint64_t generation, std::string problem);
 
 class slot_folder;

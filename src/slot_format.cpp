@@ -242,16 +242,25 @@ std::optional<std::string> slot_name_of_base(std::string_view base) {
   return name;
 }
 
-std::string slot_file_name_of(std::string_view base, std::uint64_t generation, slot_file_kind kind) {
-  std::string out{base};
+void append_slot_file_name(std::string& out, std::string_view base, std::uint64_t generation, slot_file_kind kind) {
+  char digits[20];
+  const auto written = std::to_chars(std::begin(digits), std::end(digits), generation).ptr;
+  const std::string_view suffix = suffix_of(kind);
+  out.reserve(out.size() + base.size() + 1 + static_cast<std::size_t>(written - digits) + suffix.size());
+  out += base;
   out += '.';
-  out += std::to_string(generation);
-  out += suffix_of(kind);
+  out.append(digits, written);
+  out += suffix;
+}
+
+std::string slot_file_name_of(std::string_view base, std::uint64_t generation, slot_file_kind kind) {
+  std::string out;
+  append_slot_file_name(out, base, generation, kind);
   return out;
 }
 
-std::optional<slot_file_name> parse_slot_file_name(std::string_view file) {
-  slot_file_name parsed;
+std::optional<slot_file_name_parts> split_slot_file_name(std::string_view file) {
+  slot_file_name_parts parsed;
   std::string_view rest;
   bool matched = false;
   for (slot_file_kind kind : {slot_file_kind::generation, slot_file_kind::temporary, slot_file_kind::damaged}) {
@@ -271,16 +280,25 @@ std::optional<slot_file_name> parse_slot_file_name(std::string_view file) {
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed.generation);
   if (ec != std::errc{} || end != digits.data() + digits.size() || parsed.generation > max_slot_generation)
     return std::nullopt;
-  parsed.base = std::string{rest.substr(0, dot)};
+  parsed.base = rest.substr(0, dot);
   for (char c : parsed.base.substr(2))
     if (!kept_as_is(static_cast<unsigned char>(c)) && c != '_' && c != '~') return std::nullopt;
+  return parsed;
+}
+
+std::optional<std::string> canonical_slot_name_of_base(std::string_view base) {
+  std::optional<std::string> name = slot_name_of_base(base);
+  if (!name || !slots::check_name(*name) || slot_file_base(*name) != base) return std::nullopt;
+  return name;
+}
+
+std::optional<slot_file_name> parse_slot_file_name(std::string_view file) {
+  std::optional<slot_file_name_parts> parts = split_slot_file_name(file);
+  if (!parts) return std::nullopt;
   // One spelling per name too: the base a valid name maps to (a hashed one cannot be checked
   // here; its files carry the name).
-  if (parsed.base.find('~') == std::string::npos) {
-    std::optional<std::string> name = slot_name_of_base(parsed.base);
-    if (!name || !slots::check_name(*name) || slot_file_base(*name) != parsed.base) return std::nullopt;
-  }
-  return parsed;
+  if (parts->base.find('~') == std::string_view::npos && !canonical_slot_name_of_base(parts->base)) return std::nullopt;
+  return slot_file_name{std::string{parts->base}, parts->generation, parts->kind};
 }
 
 }  // namespace savekit::detail

@@ -98,6 +98,17 @@ struct slot_file_name {
 };
 // BASE.GENERATION.slot, .tmp or .damaged; nullopt for any other file.
 std::optional<slot_file_name> parse_slot_file_name(std::string_view file);
+// The same in two steps, so that a folder scan checks each base once, not once per file:
+// the file name's syntax alone (base points into file), then, for a base without '~' (not
+// hashed), that it is the one spelling of a valid name — which is returned.
+struct slot_file_name_parts {
+  std::string_view base;
+  std::uint64_t generation = 0;
+  slot_file_kind kind = slot_file_kind::generation;
+};
+std::optional<slot_file_name_parts> split_slot_file_name(std::string_view file);
+std::optional<std::string> canonical_slot_name_of_base(std::string_view base);
 std::string slot_file_name_of(std::string_view base, std::uint64_t generation, slot_file_kind kind);
+void append_slot_file_name(std::string& out, std::string_view base, std::uint64_t generation, slot_file_kind kind);
 
 }  // namespace savekit::detail

@@ -6,6 +6,7 @@
 #include "savekit/slots.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "slots_state.hpp"
 
@@ -199,7 +200,15 @@ result<std::vector<slot_info>> slots::list() {
   std::vector<slot_info> menu;
   for (auto& [base, files] : *all) {
     // Newest first; a hashed base may hold several names: each name's newest is listed.
-    std::map<std::string, bool> listed;
+    std::vector<std::string> listed;
+    auto was_listed = [&](const std::string& name) {
+      return std::find(listed.begin(), listed.end(), name) != listed.end();
+    };
+    // The name scan found the base spells, or (a hashed base) one that maps to it.
+    auto is_this_base = [&](const std::string& name) {
+      return (!files.name.empty() && name == files.name) ||
+             (detail::slot_file_base(name) == base && slots::check_name(name));
+    };
     std::uint64_t damaged_now = 0;
     generation_walk walk{s, base, files.generations, sections::head, {}};
     while (std::optional<met_generation> met = walk.next()) {
@@ -215,7 +224,7 @@ result<std::vector<slot_info>> slots::list() {
         entry.problem = newer ? met->problem() : met->failure->to_string();
         entry.problem_code = newer ? errc::unsupported_version : met->failure->code();
         entry.name = s.name_of_files(base, files);
-        listed[entry.name] = true;
+        listed.push_back(entry.name);
         menu.push_back(std::move(entry));
         break;
       }
@@ -224,11 +233,11 @@ result<std::vector<slot_info>> slots::list() {
       // in by hand, say): the slot it names is listed from its own files. One that names
       // no valid slot (planted: a bidirectional override in a hashed name) is no slot's: it
       // could be neither read nor removed from the menu.
-      if (listed.count(r.name) || detail::slot_file_base(r.name) != base || !slots::check_name(r.name)) continue;
-      listed[r.name] = true;
+      if (was_listed(r.name) || !is_this_base(r.name)) continue;
+      listed.push_back(r.name);
       slot_info entry;
-      static_cast<generation_info&>(entry) = info_of(r);
       entry.name = std::move(r.name);
+      static_cast<generation_info&>(entry) = info_of(std::move(r));
       entry.damaged_newer = files.damaged_newer_than(met->generation);
       menu.push_back(std::move(entry));
       if (base.find('~') == std::string::npos) break;
@@ -245,11 +254,17 @@ result<std::vector<slot_info>> slots::list() {
       menu.push_back(std::move(entry));
     }
   }
-  std::stable_sort(menu.begin(), menu.end(), [](const slot_info& a, const slot_info& b) {
-    if (a.damaged != b.damaged) return !a.damaged;
-    return a.saved_at > b.saved_at;
+  // Sorted by index, then moved once: a slot_info is large (strings, the game's fields).
+  std::vector<std::size_t> order(menu.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (menu[a].damaged != menu[b].damaged) return !menu[a].damaged;
+    return menu[a].saved_at > menu[b].saved_at;
   });
-  return menu;
+  std::vector<slot_info> sorted;
+  sorted.reserve(menu.size());
+  for (std::size_t i : order) sorted.push_back(std::move(menu[i]));
+  return sorted;
 }
 
 result<std::vector<std::byte>> slots::thumbnail(std::string_view name) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <atomic>
 #include <filesystem>
@@ -599,6 +601,47 @@ TEST_F(Slots, BackgroundWritesKeepTheirOrderAndNewerOnesSupersede) {
   // A synchronous call comes after the writes queued before it.
   s.write_async("odd", game(101), {});
   EXPECT_EQ(*s.read<SaveGame>("odd"), game(101));
+}
+
+#if defined(__linux__)
+// The worker is SCHED_BATCH: woken by write_async, a normal thread was placed on the game's
+// core and could take it for a whole encode (20% of the calls of a 10 MB write_async
+// stalled the game's thread 2-5 ms; docs/performance-notes.md). prefs' save_async shares it.
+TEST_F(Slots, TheWorkerNeverPreemptsTheThreadThatWokeIt) {
+  savekit::slots s = open();
+  std::atomic<int> policy{-1};
+  s.write_async("slot1", game(1), {}, [&](savekit::status) {
+    int p = -1;
+    sched_param param{};
+    if (pthread_getschedparam(pthread_self(), &p, &param) == 0) policy = p;
+  });
+  ASSERT_TRUE(s.flush());
+  EXPECT_EQ(policy.load(), SCHED_BATCH);
+  int mine = -1;
+  sched_param param{};
+  ASSERT_EQ(pthread_getschedparam(pthread_self(), &mine, &param), 0);
+  EXPECT_EQ(mine, SCHED_OTHER);  // the game's own thread is left as it was
+}
+#endif
+
+TEST_F(Slots, AWriteAsyncOfASaveHandedOverMovesItInsteadOfCopyingIt) {
+  savekit::slots s = open();
+  SaveGame save = game(7);
+  save.Inventory.resize(1000, {300, 3});
+  const SaveGame expected = save;
+  s.write_async("slot1", std::move(save), meta_for("moved"));
+  // A copy would have left the game's object as it was (the const& form, which a game
+  // that keeps playing on its object calls, still copies: checked below).
+  EXPECT_TRUE(save.Inventory.empty());  // NOLINT(bugprone-use-after-move): what the test looks at
+  const std::string moved_name = s.autosave_async(SaveGame{expected}, meta_for("autosave"));
+  ASSERT_TRUE(s.flush());
+  EXPECT_EQ(*s.read<SaveGame>("slot1"), expected);
+  EXPECT_EQ(*s.read<SaveGame>(moved_name), expected);
+  SaveGame kept = expected;
+  s.write_async("slot2", kept, {});
+  EXPECT_EQ(kept, expected);
+  ASSERT_TRUE(s.flush());
+  EXPECT_EQ(*s.read<SaveGame>("slot2"), expected);
 }
 
 TEST_F(Slots, CallbacksCanRunOnTheGamesThreadAtPoll) {

@@ -184,6 +184,12 @@ class slots {
   template <class T>
   void write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done = {},
                    write_options options = {});
+  // The same for a value the game hands over (std::move(save)): the snapshot is the value
+  // itself, moved, not copied — the game's thread pays nothing for a large save's copy.
+  template <class T>
+  requires(!std::is_lvalue_reference_v<T>) void write_async(std::string_view name, T&& value, const slot_meta& meta,
+                                                            std::function<void(status)> done = {},
+                                                            write_options options = {});
   // A payload the game encoded itself (the C ABI and the bindings write this way), written
   // as write() writes an object, with the schema version the game gives (at least 1).
   // MessagePack and JSON payloads must be one well-formed document (read<T>, migrations and
@@ -202,6 +208,10 @@ class slots {
   template <class T>
   std::string autosave_async(const T& value, const slot_meta& meta, std::function<void(status)> done = {},
                              write_options options = {});
+  template <class T>
+  requires(!std::is_lvalue_reference_v<T>) std::string
+      autosave_async(T&& value, const slot_meta& meta, std::function<void(status)> done = {},
+                     write_options options = {});
   // Waits for every queued write; returns the first failure since the last flush, if any.
   // (In the browser it cannot wait: it returns the failures known so far; see when_durable.)
   status flush();
@@ -292,6 +302,10 @@ class slots {
   using snapshot = std::function<result<encoded_save>()>;  // run once, on the worker
   status write_encoded(std::string_view name, encoded_save save);
   void queue_write(std::string_view name, snapshot save, std::function<void(status)> done);
+  // write_async's two forms: Value is const T& (copied) or T (moved).
+  template <class Value>
+  void queue_snapshot(std::string_view name, Value&& value, const slot_meta& meta, std::function<void(status)> done,
+                      write_options options);
   // Hands an outcome to a callback on the thread slots_options::completions names (a write
   // refused before it was queued: on the calling thread, or at the next poll()).
   void deliver(std::function<void(status)> done, status outcome);
@@ -364,13 +378,29 @@ status slots::write(std::string_view name, const T& value, const slot_meta& meta
 template <class T>
 void slots::write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done,
                         write_options options) {
+  queue_snapshot(name, value, meta, std::move(done), options);
+}
+
+template <class T>
+requires(!std::is_lvalue_reference_v<T>) void slots::write_async(std::string_view name, T&& value,
+                                                                 const slot_meta& meta,
+                                                                 std::function<void(status)> done,
+                                                                 write_options options) {
+  queue_snapshot(name, std::move(value), meta, std::move(done), options);
+}
+
+template <class Value>
+void slots::queue_snapshot(std::string_view name, Value&& value, const slot_meta& meta,
+                           std::function<void(status)> done, write_options options) {
+  using T = std::remove_cvref_t<Value>;
   if (status valid = check_name(name); !valid) return deliver(std::move(done), std::move(valid));
   const object_encoding encoding = encoding_for(options);
   if constexpr (detail::copy_is_independent<T>()) {
-    // The snapshot is a copy (a memcpy-like cost), encoded on the worker.
+    // The snapshot is a copy (a memcpy-like cost) or the value moved in, encoded on the worker.
     queue_write(
         name,
-        [copy = value, meta, encoding, limits = limits(), sealed = options.sealed]() -> result<encoded_save> {
+        [copy = std::forward<Value>(value), meta, encoding, limits = limits(),
+         sealed = options.sealed]() -> result<encoded_save> {
           result<encoded_save> save = encode(copy, meta, encoding, limits);
           if (save) save->sealed = sealed;
           return save;
@@ -398,6 +428,15 @@ std::string slots::autosave_async(const T& value, const slot_meta& meta, std::fu
                                   write_options options) {
   std::string name = next_autosave_name();
   write_async(name, value, meta, std::move(done), options);
+  return name;
+}
+
+template <class T>
+requires(!std::is_lvalue_reference_v<T>) std::string slots::autosave_async(T&& value, const slot_meta& meta,
+                                                                           std::function<void(status)> done,
+                                                                           write_options options) {
+  std::string name = next_autosave_name();
+  write_async(name, std::move(value), meta, std::move(done), options);
   return name;
 }
 
