@@ -56,7 +56,9 @@ void background_worker::run(std::shared_ptr<control> keep) {
   // Throughput work, never the game's frame: a SCHED_BATCH thread does not preempt the
   // thread that woke it (Linux's scheduler places a woken thread beside its waker, and a
   // normal one could take the game's core for a whole encode; docs/performance-notes.md,
-  // "write_async's hitch"). Same priority otherwise; unprivileged; ignored if refused.
+  // "A stall in write_async"). Mildly disfavoured otherwise (sched(7)); unprivileged;
+  // ignored if refused. Callbacks run here, and threads they start, inherit it
+  // (docs/design.md, "One background worker").
   {
     sched_param normal{};
     (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &normal);

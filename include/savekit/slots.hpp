@@ -184,8 +184,11 @@ class slots {
   template <class T>
   void write_async(std::string_view name, const T& value, const slot_meta& meta, std::function<void(status)> done = {},
                    write_options options = {});
-  // The same for a value the game hands over (std::move(save)): the snapshot is the value
-  // itself, moved, not copied — the game's thread pays nothing for a large save's copy.
+  // The same for a value the game hands over (std::move(save)): when a copy would have been
+  // the snapshot, the value itself is moved in instead — the game's thread pays nothing for a
+  // large save's copy (other types are encoded here, as above). name and meta may be parts
+  // of value. A write refused once queued (read-only slots, no thread) has used the value up:
+  // its outcome says so.
   template <class T>
   requires(!std::is_lvalue_reference_v<T>) void write_async(std::string_view name, T&& value, const slot_meta& meta,
                                                             std::function<void(status)> done = {},
@@ -397,15 +400,16 @@ void slots::queue_snapshot(std::string_view name, Value&& value, const slot_meta
   const object_encoding encoding = encoding_for(options);
   if constexpr (detail::copy_is_independent<T>()) {
     // The snapshot is a copy (a memcpy-like cost) or the value moved in, encoded on the worker.
-    queue_write(
-        name,
-        [copy = std::forward<Value>(value), meta, encoding, limits = limits(),
-         sealed = options.sealed]() -> result<encoded_save> {
-          result<encoded_save> save = encode(copy, meta, encoding, limits);
-          if (save) save->sealed = sealed;
-          return save;
-        },
-        std::move(done));
+    // The name and the metadata are taken first: they may be parts of the value moved.
+    const std::string owned_name{name};
+    slot_meta owned_meta = meta;
+    snapshot encoding_later = [meta = std::move(owned_meta), copy = std::forward<Value>(value), encoding,
+                               limits = limits(), sealed = options.sealed]() -> result<encoded_save> {
+      result<encoded_save> save = encode(copy, meta, encoding, limits);
+      if (save) save->sealed = sealed;
+      return save;
+    };
+    queue_write(owned_name, std::move(encoding_later), std::move(done));
   } else {
     // A copy could share state with the game's object (pointers): encoded here instead.
     result<encoded_save> save = encode(value, meta, encoding, limits());
