@@ -205,9 +205,10 @@ result<std::vector<slot_info>> slots::list() {
       return std::find(listed.begin(), listed.end(), name) != listed.end();
     };
     // The name scan found the base spells, or (a hashed base) one that maps to it.
-    auto is_this_base = [&](const std::string& name) {
-      return (!files.name.empty() && name == files.name) ||
-             (detail::slot_file_base(name) == base && slots::check_name(name));
+    // (Named references: clang 14 does not capture structured bindings.)
+    auto is_this_base = [&spelled = files.name, &this_base = base](const std::string& name) {
+      return (!spelled.empty() && name == spelled) ||
+             (detail::slot_file_base(name) == this_base && slots::check_name(name));
     };
     std::uint64_t damaged_now = 0;
     generation_walk walk{s, base, files.generations, sections::head, {}};
