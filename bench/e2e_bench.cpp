@@ -6,7 +6,9 @@
 //  - slots write of 1 KB, 100 KB, 1 MB and 10 MB saves beside the system calls its promise
 //    needs, made by hand on the same folder: write a new file, fsync it, rename it over,
 //    fsync the folder (and beside the save's encoding alone, which the floor lacks);
-//    write_async's time on the game's thread beside write's;
+//    write_async's time on the game's thread beside write's, and a frame of the game's work
+//    after the call beside the same frame with no write in flight and beside a plain
+//    thread making the floor's system calls;
 //  - the load menu: list() of 100 slots with thumbnails beside readdir and a read of each
 //    newest generation's header and metadata.
 // Benchmarks are named GROUP/CASE/WAY, WAY being "savekit" or "floor" (or "caller" for
@@ -19,12 +21,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <dirent.h>
@@ -243,6 +248,125 @@ void register_write_async(std::int64_t bytes, bool moved) {
       ->Iterations(async_calls);
 }
 
+// The floor of a slot write: what its promise (the old save stays until the new one is whole
+// and durable) needs from the file system, for a file of these bytes, in the folder dir
+// (open as folder).
+void floor_write(const std::filesystem::path& dir, int folder, const std::string& file) {
+  const std::string temporary = (dir / "s-slot1.tmp").string();
+  const std::string final_name = (dir / "s-slot1.slot").string();
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  check_call(fd >= 0, "open");
+  check_call(::write(fd, file.data(), file.size()) == static_cast<ssize_t>(file.size()), "write");
+  check_call(::fsync(fd) == 0 && ::close(fd) == 0, "fsync");
+  check_call(::rename(temporary.c_str(), final_name.c_str()) == 0, "rename");
+  check_call(::fsync(folder) == 0, "fsync the folder");
+}
+
+// A frame of a game's work: a particle update over 2 MB of floats (a few ms here), whose
+// running sum keeps it scalar and its result used.
+struct frame_work {
+  std::vector<float> position = std::vector<float>(std::size_t{1} << 18, 1.0f);
+  std::vector<float> velocity = std::vector<float>(std::size_t{1} << 18, 0.5f);
+  float run() {
+    float sum = 0;
+    for (int step = 0; step < 8; ++step)
+      for (std::size_t i = 0; i < position.size(); ++i) {
+        velocity[i] = velocity[i] * 0.999f + 0.001f * position[i];
+        position[i] += velocity[i] * 0.016f;
+        sum += position[i];
+      }
+    return sum;
+  }
+};
+
+// The frame in which the game calls write_async (the save handed over), timed from the call
+// to the end of the frame's work, beside the same frame with no write: what the background
+// write (encoding on the worker, the kernel's copy and the disk) costs the game's thread
+// beyond the call — the core or the memory it shares. The write finishes (flush) outside
+// the timing.
+void register_frame_after_write_async(std::int64_t bytes, bool writing) {
+  const std::string name =
+      "slots write_async/" + size_name(bytes) + (writing ? "/a frame after the call" : "/a frame alone");
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [bytes, writing](benchmark::State& state) {
+        auto s = open_slots(bench_dir("frame-" + std::to_string(writing) + "-" + std::to_string(bytes)));
+        const SaveGame save = save_of_about(static_cast<std::size_t>(bytes));
+        frame_work frame;
+        call_times frames;
+        for (auto _ : state) {
+          SaveGame handed_over = writing ? save : SaveGame{};
+          const auto start = std::chrono::steady_clock::now();
+          if (writing) s.write_async("slot1", std::move(handed_over), menu_meta(1));
+          benchmark::DoNotOptimize(frame.run());
+          const auto stop = std::chrono::steady_clock::now();
+          state.SetIterationTime(frames.add(start, stop));
+          check(s.flush());
+        }
+        frames.report(state);
+      })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseManualTime()
+      ->Iterations(async_calls);
+}
+
+// The frame's floor: the same frame while a plain thread of the program (no savekit, the
+// default policy) makes the floor's system calls for a file of the save's size — what the
+// disk write alone (the kernel's copy, writeback, the device's interrupts) costs the frame.
+void register_frame_beside_floor_write(std::int64_t bytes) {
+  const std::string name = "slots write_async/" + size_name(bytes) + "/a frame beside the floor's write";
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [bytes](benchmark::State& state) {
+                                 const std::string file(slot_file_bytes(save_of_about(static_cast<std::size_t>(bytes))),
+                                                        'f');
+                                 const auto dir = bench_dir("frame-floor-" + std::to_string(bytes));
+                                 const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                                 check_call(folder >= 0, "open the folder");
+                                 std::mutex mutex;
+                                 std::condition_variable changed;
+                                 std::int64_t asked = 0, written = 0;
+                                 bool stopping = false;
+                                 std::thread writer([&] {
+                                   std::unique_lock lock(mutex);
+                                   for (;;) {
+                                     changed.wait(lock, [&] { return stopping || asked > written; });
+                                     if (stopping) return;
+                                     lock.unlock();
+                                     floor_write(dir, folder, file);
+                                     lock.lock();
+                                     ++written;
+                                     changed.notify_all();
+                                   }
+                                 });
+                                 frame_work frame;
+                                 call_times frames;
+                                 for (auto _ : state) {
+                                   const auto start = std::chrono::steady_clock::now();
+                                   {
+                                     std::lock_guard lock(mutex);
+                                     ++asked;
+                                   }
+                                   changed.notify_all();
+                                   benchmark::DoNotOptimize(frame.run());
+                                   const auto stop = std::chrono::steady_clock::now();
+                                   state.SetIterationTime(frames.add(start, stop));
+                                   std::unique_lock lock(mutex);
+                                   changed.wait(lock, [&] { return written == asked; });
+                                 }
+                                 {
+                                   std::lock_guard lock(mutex);
+                                   stopping = true;
+                                 }
+                                 changed.notify_all();
+                                 writer.join();
+                                 ::close(folder);
+                                 frames.report(state);
+                               })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseManualTime()
+      ->Iterations(async_calls);
+}
+
 void register_slot_writes() {
   for (std::int64_t bytes : slot_sizes) {
     const std::string group = "slots write/" + size_name(bytes);
@@ -268,31 +392,25 @@ void register_slot_writes() {
         ->UseRealTime();
     // The floor: what the promise (the old save stays until the new one is whole and
     // durable) needs from the file system, for a file of the same size.
-    benchmark::RegisterBenchmark(
-        (group + "/floor").c_str(),
-        [bytes](benchmark::State& state) {
-          const std::string file(slot_file_bytes(save_of_about(static_cast<std::size_t>(bytes))), 'f');
-          const auto dir = bench_dir("floor-" + std::to_string(bytes));
-          const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          check_call(folder >= 0, "open the folder");
-          const std::string temporary = (dir / "s-slot1.tmp").string();
-          const std::string final_name = (dir / "s-slot1.slot").string();
-          for (auto _ : state) {
-            const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            check_call(fd >= 0, "open");
-            check_call(::write(fd, file.data(), file.size()) == static_cast<ssize_t>(file.size()), "write");
-            check_call(::fsync(fd) == 0 && ::close(fd) == 0, "fsync");
-            check_call(::rename(temporary.c_str(), final_name.c_str()) == 0, "rename");
-            check_call(::fsync(folder) == 0, "fsync the folder");
-          }
-          ::close(folder);
-          state.counters["file_bytes"] = static_cast<double>(file.size());
-        })
+    benchmark::RegisterBenchmark((group + "/floor").c_str(),
+                                 [bytes](benchmark::State& state) {
+                                   const std::string file(
+                                       slot_file_bytes(save_of_about(static_cast<std::size_t>(bytes))), 'f');
+                                   const auto dir = bench_dir("floor-" + std::to_string(bytes));
+                                   const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                                   check_call(folder >= 0, "open the folder");
+                                   for (auto _ : state) floor_write(dir, folder, file);
+                                   ::close(folder);
+                                   state.counters["file_bytes"] = static_cast<double>(file.size());
+                                 })
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
     if (bytes < (1 << 20)) continue;
     register_write_async(bytes, false);
     register_write_async(bytes, true);
+    register_frame_after_write_async(bytes, false);
+    register_frame_after_write_async(bytes, true);
+    register_frame_beside_floor_write(bytes);
     // What the copied form cannot go below: the copy of the save alone.
     benchmark::RegisterBenchmark(("slots write_async/" + size_name(bytes) + "/the copy alone").c_str(),
                                  [bytes](benchmark::State& state) {

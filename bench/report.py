@@ -677,6 +677,27 @@ def e2e_report(path):
                 name = "copied" if way == "caller" else "moved"
                 print(f"| {case} | {name} | {counter(case, way, 'p90_us'):,.1f} | "
                       f"{counter(case, way, 'slowest_us'):,.1f} |")
+        frame_ways = [("a frame alone", "no write in flight"),
+                      ("a frame after the call", "`write_async` called at its start"),
+                      ("a frame beside the floor's write", "a plain thread making the floor's system calls")]
+        frames = [case for case, _, _ in asynchronous
+                  if ns("slots write_async", case, "a frame alone") and
+                  ns("slots write_async", case, "a frame after the call")]
+        if frames:
+            print("\nA frame of the game's work (a particle update), timed from its start to its end, while the "
+                  "save is written in the background — by savekit (`write_async` of the save handed over, at the "
+                  "frame's start) or, as the floor, by a plain thread of the program (default policy) making the "
+                  "floor's system calls for a file of the same size. Medians; and each repetition's 90th "
+                  "percentile and slowest frame, the median of the repetitions:\n")
+            print("| save | frame | µs | ÷ alone | 90% within µs | slowest µs |")
+            print("|---|---|---:|---:|---:|---:|")
+            for case in frames:
+                alone = ns("slots write_async", case, "a frame alone")
+                for way, text in frame_ways:
+                    t = ns("slots write_async", case, way)
+                    if t and counter(case, way, "p90_us") is not None:
+                        print(f"| {case} | {text} | {t / 1e3:,.1f} | {t / alone:.2f} | "
+                              f"{counter(case, way, 'p90_us'):,.1f} | {counter(case, way, 'slowest_us'):,.1f} |")
 
 
 def seal_report(path):

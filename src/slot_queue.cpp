@@ -75,12 +75,13 @@ struct payload_buffer {
 }  // namespace
 
 // (Once the thread's kept buffer is destroyed, thread_kept.hpp, a write allocates its own.)
+// Given with the last save's bytes, not emptied: an encoder writes over them from the start
+// and leaves exactly what it wrote, and a std::string grown back from empty would first be
+// filled with zeros (under C++20), a memset of the whole save per write.
 std::string take_payload_buffer() {
   payload_buffer* kept = thread_kept<payload_buffer>();
   if (!kept) return {};
-  std::string buffer = std::exchange(kept->bytes, {});
-  buffer.clear();
-  return buffer;
+  return std::exchange(kept->bytes, {});
 }
 
 void give_back_payload_buffer(std::string buffer) {

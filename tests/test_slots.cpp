@@ -933,6 +933,42 @@ TEST_F(Slots, ASmallSaveAfterALargeOneIsItself) {
   EXPECT_EQ(s.history("small")->at(1).bytes, savekit::to_msgpack(game(2)).size());
 }
 
+// A thread's payload buffer is kept between writes with the last save's bytes in it (no
+// zero-fill per write): a smaller save written next, in any encoding, or after a write
+// refused while encoding, holds exactly its own bytes.
+TEST_F(Slots, ASmallSaveAfterALargeOneInAnyEncodingHoldsOnlyItsOwnBytes) {
+  SaveGame large = game(5);
+  large.Inventory.assign(20000, {123456, 7890});
+  const savekit::object_encoding encodings[] = {savekit::object_encoding::msgpack_compact,
+                                                savekit::object_encoding::msgpack, savekit::object_encoding::json};
+  {
+    savekit::slots s = open();
+    for (savekit::object_encoding large_in : encodings)
+      for (savekit::object_encoding small_in : encodings) {
+        ASSERT_TRUE(s.write("slot", large, {}, {.encoding = large_in}));
+        ASSERT_TRUE(s.write("slot", game(1), {}, {.encoding = small_in}));
+        auto raw = s.read_payload("slot");
+        ASSERT_TRUE(raw);
+        std::string expected;
+        if (small_in == savekit::object_encoding::json)
+          expected = savekit::to_json(game(1));
+        else
+          savekit::to_msgpack(game(1), expected,
+                              {.form = small_in == savekit::object_encoding::msgpack ? savekit::msgpack_form::map
+                                                                                     : savekit::msgpack_form::compact});
+        EXPECT_EQ(raw->bytes, expected);
+      }
+    ASSERT_TRUE(s.write("slot", large));
+  }
+  // Refused while encoding (larger in memory than max_memory allows), then a small save.
+  savekit::slots limited = open({.limits = {.max_memory = 1 << 16}});
+  EXPECT_FALSE(limited.write("slot", large));
+  ASSERT_TRUE(limited.write("slot", game(2)));
+  std::string expected;
+  savekit::to_msgpack(game(2), expected);
+  EXPECT_EQ(limited.read_payload("slot")->bytes, expected);
+}
+
 // A game that saves from a static destructor, at exit: after this thread's kept payload
 // buffer is destroyed (src/thread_kept.hpp). Every test process ends through it.
 struct saves_at_exit {

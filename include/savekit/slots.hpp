@@ -328,8 +328,9 @@ class slots {
 namespace detail {
 // This thread's payload buffer, kept between writes: a large save is encoded into memory
 // already allocated and touched, not into a new buffer grown by doubling (page faults and
-// copies were a third of a 10 MB write's time: bench/e2e_bench.cpp). Taken empty; given
-// back after the write. One is kept per thread that writes, up to 64 MiB of capacity, until
+// copies were a third of a 10 MB write's time: bench/e2e_bench.cpp). Taken holding the
+// last save's bytes, which the encoder writes over (no zero-fill of a string grown from
+// empty); given back after the write. One is kept per thread that writes, up to 64 MiB of capacity, until
 // the thread ends: it holds the last save's bytes (as the game's own memory does).
 std::string take_payload_buffer();
 void give_back_payload_buffer(std::string buffer);
