@@ -6,9 +6,9 @@
 //  - slots write of 1 KB, 100 KB, 1 MB and 10 MB saves beside the system calls its promise
 //    needs, made by hand on the same folder: write a new file, fsync it, rename it over,
 //    fsync the folder (and beside the save's encoding alone, which the floor lacks);
-//    write_async's time on the game's thread beside write's, and a frame of the game's work
-//    after the call beside the same frame with no write in flight and beside a plain
-//    thread making the floor's system calls;
+//    write_async's time on the game's thread beside write's, and the game's frames while
+//    the write is in flight beside the same frames with no write and with a plain thread
+//    making the floor's system calls;
 //  - the load menu: list() of 100 slots with thumbnails beside readdir and a read of each
 //    newest generation's header and metadata.
 // Benchmarks are named GROUP/CASE/WAY, WAY being "savekit" or "floor" (or "caller" for
@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -279,89 +280,110 @@ struct frame_work {
   }
 };
 
-// The frame in which the game calls write_async (the save handed over), timed from the call
-// to the end of the frame's work, beside the same frame with no write: what the background
-// write (encoding on the worker, the kernel's copy and the disk) costs the game's thread
-// beyond the call — the core or the memory it shares. The write finishes (flush) outside
-// the timing.
-void register_frame_after_write_async(std::int64_t bytes, bool writing) {
-  const std::string name =
-      "slots write_async/" + size_name(bytes) + (writing ? "/a frame after the call" : "/a frame alone");
+// A plain thread of the program (no savekit, the default policy) that makes the floor's
+// system calls for a file when asked: the floor of a write in the background.
+class floor_writer_thread {
+ public:
+  floor_writer_thread(std::filesystem::path dir, std::string file)
+      : dir_(std::move(dir)),
+        file_(std::move(file)),
+        folder_(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    check_call(folder_ >= 0, "open the folder");
+    thread_ = std::thread([this] { run(); });
+  }
+  floor_writer_thread(const floor_writer_thread&) = delete;
+  floor_writer_thread& operator=(const floor_writer_thread&) = delete;
+  ~floor_writer_thread() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+    ::close(folder_);
+  }
+  void start_write() {
+    {
+      std::lock_guard lock(mutex_);
+      ++asked_;
+    }
+    changed_.notify_all();
+  }
+  bool done() const {
+    std::lock_guard lock(mutex_);
+    return written_ == asked_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stopping_ || asked_ > written_; });
+      if (stopping_) return;
+      lock.unlock();
+      floor_write(dir_, folder_, file_);
+      lock.lock();
+      ++written_;
+    }
+  }
+  std::filesystem::path dir_;
+  std::string file_;
+  int folder_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::int64_t asked_ = 0, written_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// The game's frames while a save is written in the background: a fixed frame of work, run
+// again and again from the frame in which the write starts (its call inside that frame)
+// until the write is done — by savekit's write_async (the save handed over), or by the
+// floor's thread making the system calls alone; beside the same frame with no write. What
+// the write costs the game's thread beyond the call: the core, the caches and the memory it
+// shares, the kernel's copy and the device's interrupts. Each row copies the save just
+// before the first frame (the copy write_async is handed), so that all start alike. The
+// time is each write's mean frame; every frame goes into the percentiles.
+enum class frame_writer { none, savekit, floor };
+
+void register_frames_while_writing(std::int64_t bytes, frame_writer way) {
+  const char* what = way == frame_writer::none      ? "/frames, no write"
+                     : way == frame_writer::savekit ? "/frames, write_async in flight"
+                                                    : "/frames, the floor's write in flight";
+  const std::string name = "slots write_async/" + size_name(bytes) + what;
   benchmark::RegisterBenchmark(
       name.c_str(),
-      [bytes, writing](benchmark::State& state) {
-        auto s = open_slots(bench_dir("frame-" + std::to_string(writing) + "-" + std::to_string(bytes)));
+      [bytes, way](benchmark::State& state) {
+        const std::string tag = std::to_string(static_cast<int>(way)) + "-" + std::to_string(bytes);
+        auto s = open_slots(bench_dir("frames-" + tag));
         const SaveGame save = save_of_about(static_cast<std::size_t>(bytes));
+        std::optional<floor_writer_thread> floor;
+        if (way == frame_writer::floor)
+          floor.emplace(bench_dir("frames-floor-" + tag), std::string(slot_file_bytes(save), 'f'));
         frame_work frame;
         call_times frames;
         for (auto _ : state) {
-          SaveGame handed_over = writing ? save : SaveGame{};
-          const auto start = std::chrono::steady_clock::now();
-          if (writing) s.write_async("slot1", std::move(handed_over), menu_meta(1));
-          benchmark::DoNotOptimize(frame.run());
-          const auto stop = std::chrono::steady_clock::now();
-          state.SetIterationTime(frames.add(start, stop));
+          SaveGame handed_over = save;
+          double total = 0;
+          int count = 0;
+          for (bool in_flight = true; in_flight;) {
+            const auto start = std::chrono::steady_clock::now();
+            if (count == 0 && way == frame_writer::savekit)
+              s.write_async("slot1", std::move(handed_over), menu_meta(1));
+            if (count == 0 && way == frame_writer::floor) floor->start_write();
+            benchmark::DoNotOptimize(frame.run());
+            total += frames.add(start, std::chrono::steady_clock::now());
+            ++count;
+            in_flight = way == frame_writer::savekit ? s.pending_writes() != 0
+                        : way == frame_writer::floor ? !floor->done()
+                                                     : false;
+          }
+          state.SetIterationTime(total / count);
           check(s.flush());
         }
         frames.report(state);
+        state.counters["frames_per_write"] = static_cast<double>(frames.seconds.size()) / async_calls;
       })
-      ->Unit(benchmark::kMicrosecond)
-      ->UseManualTime()
-      ->Iterations(async_calls);
-}
-
-// The frame's floor: the same frame while a plain thread of the program (no savekit, the
-// default policy) makes the floor's system calls for a file of the save's size — what the
-// disk write alone (the kernel's copy, writeback, the device's interrupts) costs the frame.
-void register_frame_beside_floor_write(std::int64_t bytes) {
-  const std::string name = "slots write_async/" + size_name(bytes) + "/a frame beside the floor's write";
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [bytes](benchmark::State& state) {
-                                 const std::string file(slot_file_bytes(save_of_about(static_cast<std::size_t>(bytes))),
-                                                        'f');
-                                 const auto dir = bench_dir("frame-floor-" + std::to_string(bytes));
-                                 const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                                 check_call(folder >= 0, "open the folder");
-                                 std::mutex mutex;
-                                 std::condition_variable changed;
-                                 std::int64_t asked = 0, written = 0;
-                                 bool stopping = false;
-                                 std::thread writer([&] {
-                                   std::unique_lock lock(mutex);
-                                   for (;;) {
-                                     changed.wait(lock, [&] { return stopping || asked > written; });
-                                     if (stopping) return;
-                                     lock.unlock();
-                                     floor_write(dir, folder, file);
-                                     lock.lock();
-                                     ++written;
-                                     changed.notify_all();
-                                   }
-                                 });
-                                 frame_work frame;
-                                 call_times frames;
-                                 for (auto _ : state) {
-                                   const auto start = std::chrono::steady_clock::now();
-                                   {
-                                     std::lock_guard lock(mutex);
-                                     ++asked;
-                                   }
-                                   changed.notify_all();
-                                   benchmark::DoNotOptimize(frame.run());
-                                   const auto stop = std::chrono::steady_clock::now();
-                                   state.SetIterationTime(frames.add(start, stop));
-                                   std::unique_lock lock(mutex);
-                                   changed.wait(lock, [&] { return written == asked; });
-                                 }
-                                 {
-                                   std::lock_guard lock(mutex);
-                                   stopping = true;
-                                 }
-                                 changed.notify_all();
-                                 writer.join();
-                                 ::close(folder);
-                                 frames.report(state);
-                               })
       ->Unit(benchmark::kMicrosecond)
       ->UseManualTime()
       ->Iterations(async_calls);
@@ -408,9 +430,8 @@ void register_slot_writes() {
     if (bytes < (1 << 20)) continue;
     register_write_async(bytes, false);
     register_write_async(bytes, true);
-    register_frame_after_write_async(bytes, false);
-    register_frame_after_write_async(bytes, true);
-    register_frame_beside_floor_write(bytes);
+    for (frame_writer way : {frame_writer::none, frame_writer::savekit, frame_writer::floor})
+      register_frames_while_writing(bytes, way);
     // What the copied form cannot go below: the copy of the save alone.
     benchmark::RegisterBenchmark(("slots write_async/" + size_name(bytes) + "/the copy alone").c_str(),
                                  [bytes](benchmark::State& state) {

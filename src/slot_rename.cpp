@@ -2,6 +2,7 @@
 // that a rename stopped anywhere (a kill, a power cut) can be run again and goes on.
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "slots_state.hpp"
 
@@ -71,6 +72,17 @@ status slots::rename(std::string_view from, std::string_view to) {
   if (!target) return std::move(target).error();
   if ((!target->generations.empty() || !target->damaged.empty()) && !interrupted_rename(s, from, *source, to, *target))
     return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
+  // The copies keep their generation numbers. A long name's hashed file name may be another
+  // slot's too (invariant 5): a copy would replace that slot's generation of the same number.
+  if (to_base.find('~') != std::string::npos) {
+    result<std::map<std::string, slot_files>> all = s.scan();
+    if (!all) return std::move(all).error();
+    for (std::uint64_t g : (*all)[to_base].generations)
+      if (std::find(target->generations.begin(), target->generations.end(), g) == target->generations.end())
+        return error{errc::already_exists, 0,
+                     quoted(to) + " shares its file name with another slot's (a long name's hash): renamed, it " +
+                         "could replace that slot's saves; choose another name"};
+  }
   // Where saves may not be at hand (the browser's slots: slots::load_history_async), every
   // generation is read once before anything is written: a rename never stops half done
   // for want of one, leaving a copy of the newest under `to`.

@@ -264,9 +264,11 @@ class slots {
   result<std::vector<generation_info>> history(std::string_view name);
 
   // ---- managing ----
-  status remove(std::string_view name);                             // every generation
-  status copy(std::string_view from, std::string_view to);          // from's newest becomes to's newest
-  status rename(std::string_view from, std::string_view to);        // errc::already_exists if `to` is a slot
+  status remove(std::string_view name);                     // every generation
+  status copy(std::string_view from, std::string_view to);  // from's newest becomes to's newest
+  // errc::already_exists if `to` is a slot, or if `to` is a long name whose hashed file name
+  // another slot's files use too (a rename keeps each generation's number).
+  status rename(std::string_view from, std::string_view to);
   status restore(std::string_view name, std::uint64_t generation);  // a copy of it becomes the newest
 
   // The raw payload of a slot's newest intact generation, and how it is encoded (tools).
