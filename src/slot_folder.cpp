@@ -127,12 +127,18 @@ result<slot_files> slot_folder::scan_slot(std::string_view name, const std::stri
 
 slot_files slot_folder::own_files(std::string_view name, const std::string& base, slot_files files) {
   if (base.find('~') != std::string::npos) {  // a hashed base (invariant 5)
-    std::vector<std::uint64_t> mine;
-    for (std::uint64_t g : files.generations) {
-      result<inspected> r = inspect(base, g, sections::head, name);
-      if (!r || !r->other_name) mine.push_back(g);
-    }
-    files.generations = std::move(mine);
+    // A file whose header names another slot is that slot's: never read, pruned, removed or
+    // moved as this one's. One whose header cannot be read may be either's, and stays in.
+    auto mine = [&](const std::vector<std::uint64_t>& numbers, slot_file_kind kind) {
+      std::vector<std::uint64_t> kept;
+      for (std::uint64_t g : numbers) {
+        result<inspected> r = inspect(base, g, sections::head, name, kind);
+        if (!r || !r->other_name) kept.push_back(g);
+      }
+      return kept;
+    };
+    files.generations = mine(files.generations, slot_file_kind::generation);
+    files.damaged = mine(files.damaged, slot_file_kind::damaged);
   }
   return files;
 }

@@ -16,8 +16,9 @@
 //  4. A generation from a newer savekit (slot_damage::newer) is left as it is: reads stop
 //     at it with errc::unsupported_version rather than skip to an older save.
 //  5. The file name numbers a generation; the header names its slot. A hashed base (a long
-//     name) may hold several names: a generation whose header names another slot is not
-//     this slot's.
+//     name) may hold several names: a generation or set-aside file whose header names
+//     another slot is not this slot's (nor read, pruned, removed or moved as its), and a
+//     rename, which keeps numbers, never takes a number another slot's file has there.
 //  6. Pruning keeps the newest keep_generations generations and the damaged ones among
 //     them. Generations go only once a save newer than them has lasted: after the new
 //     generation's folder sync — or, when the slot's newest file is the generation this
@@ -147,7 +148,8 @@ class slot_folder {
 
   result<std::map<std::string, slot_files>> scan();
   // The files of the slot called name. A hashed base (a long name) may be shared by
-  // another name: its generations are kept only if their header names this slot.
+  // another name: its generations and set-aside files are kept unless their header names
+  // another slot.
   result<slot_files> scan_slot(std::string_view name, const std::string& base);
   // The same, from files scan() found under base.
   slot_files own_files(std::string_view name, const std::string& base, slot_files files);

@@ -72,16 +72,25 @@ status slots::rename(std::string_view from, std::string_view to) {
   if (!target) return std::move(target).error();
   if ((!target->generations.empty() || !target->damaged.empty()) && !interrupted_rename(s, from, *source, to, *target))
     return error{errc::already_exists, 0, quoted(to) + " exists: remove it first, or copy over it"};
-  // The copies keep their generation numbers. A long name's hashed file name may be another
-  // slot's too (invariant 5): a copy would replace that slot's generation of the same number.
+  // The copies and the set-aside files keep their numbers. A long name's hashed file name
+  // may be another slot's too (invariant 5): a file of this rename would replace that slot's
+  // file of the same number and kind.
   if (to_base.find('~') != std::string::npos) {
     result<std::map<std::string, slot_files>> all = s.scan();
     if (!all) return std::move(all).error();
-    for (std::uint64_t g : (*all)[to_base].generations)
-      if (std::find(target->generations.begin(), target->generations.end(), g) == target->generations.end())
-        return error{errc::already_exists, 0,
-                     quoted(to) + " shares its file name with another slot's (a long name's hash): renamed, it " +
-                         "could replace that slot's saves; choose another name"};
+    auto in = [](const std::vector<std::uint64_t>& list, std::uint64_t g) {
+      return std::find(list.begin(), list.end(), g) != list.end();
+    };
+    const slot_files& in_base = (*all)[to_base];
+    bool taken = false;
+    for (std::uint64_t g : in_base.generations)
+      taken = taken || (!in(target->generations, g) && in(source->generations, g));
+    for (std::uint64_t g : in_base.damaged)  // (a generation found damaged on the way moves as one)
+      taken = taken || (!in(target->damaged, g) && (in(source->generations, g) || in(source->damaged, g)));
+    if (taken)
+      return error{errc::already_exists, 0,
+                   quoted(to) + " shares its file name with another slot's (a long name's hash): renamed, it " +
+                       "would replace that slot's saves; choose another name"};
   }
   // Where saves may not be at hand (the browser's slots: slots::load_history_async), every
   // generation is read once before anything is written: a rename never stops half done

@@ -436,10 +436,33 @@ TEST_F(Slots, ARenameNeverReplacesAnotherSlotsFileUnderASharedHashedFileName) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(after), {}), other_bytes);
   EXPECT_EQ(*s.read<SaveGame>(from), game(1));
   EXPECT_EQ(s.read<SaveGame>(to).error().code(), errc::not_found);
-  // Without the other slot's file, the rename goes through.
-  fs::remove(planted);
+  // At a number the rename does not use, the other slot's file is left as it is, and the
+  // rename goes through.
+  fs::rename(planted, folder() / (to_base + ".5.slot"));
   ASSERT_TRUE(s.rename(from, to));
   EXPECT_EQ(*s.read<SaveGame>(to), game(1));
+  std::ifstream moved(folder() / (to_base + ".5.slot"), std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(moved), {}), other_bytes);
+}
+
+// In a shared hashed file name, a set-aside file whose header names another slot is that
+// slot's: removing or pruning this one's files leaves it, and its history does not list it.
+TEST_F(Slots, ASharedHashedFileNameKeepsAnotherSlotsSetAsideFiles) {
+  savekit::slots s = open({.keep_generations = 1});
+  const std::string mine(60, 'M'), other(60, 'O');  // 180 escaped characters: hashed
+  ASSERT_TRUE(s.write(other, game(7)));
+  ASSERT_TRUE(s.write(mine, game(1)));
+  ASSERT_TRUE(s.write(mine, game(1)));  // generation 2; the first is pruned
+  const std::string base = savekit::detail::slot_file_base(mine);
+  const fs::path planted = folder() / (base + ".1.damaged");  // older than every file of mine
+  ASSERT_FALSE(fs::exists(folder() / (base + ".1.slot")));
+  fs::copy_file(folder() / (savekit::detail::slot_file_base(other) + ".1.slot"), planted);
+  ASSERT_TRUE(s.write(mine, game(2)));  // prunes mine's set-aside files older than the kept one
+  EXPECT_TRUE(fs::exists(planted));
+  EXPECT_EQ(s.history(mine)->size(), 1u);
+  ASSERT_TRUE(s.remove(mine));
+  EXPECT_TRUE(fs::exists(planted));
+  EXPECT_EQ(s.read<SaveGame>(mine).error().code(), errc::not_found);
 }
 
 TEST_F(Slots, ASecondOpenIsLockedOutButAReaderIsNot) {
